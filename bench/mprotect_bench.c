@@ -1,0 +1,1003 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mprotect_bench: cost of mprotect() over small and large folios.
+ *
+ * Each case sets the THP/mTHP knobs it needs, populates a region (untimed),
+ * checks that the region is backed by folios of the size it asked for, then
+ * times a loop of mprotect() toggles with CLOCK_MONOTONIC (under QEMU
+ * "-icount shift=0" one ns is one guest instruction) and prints one line:
+ *
+ *   BENCH case=<name> insns=<n> calls=<n> ptes=<n> per_pte=<x.xx>
+ *         faults=<n> per_call=<n> folio=<size> ...
+ *
+ * A case that cannot get the folio size it asked for prints
+ * "BENCH case=<name> skipped reason=<why>" and makes the exit status 1.
+ * Usage errors exit 2.  All knobs are restored at exit.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef MADV_HUGEPAGE
+#define MADV_HUGEPAGE 14
+#endif
+#ifndef MFD_CLOEXEC
+#define MFD_CLOEXEC 0x0001U
+#endif
+
+#define THP_DIR		"/sys/kernel/mm/transparent_hugepage"
+#define NUMA_KNOB	"/proc/sys/kernel/numa_balancing"
+#define MAX_KNOBS	64
+#define KPF_COMPOUND_HEAD	15
+#define KPF_COMPOUND_TAIL	16
+#define PM_PRESENT	(1ULL << 63)
+#define PM_PFN_MASK	((1ULL << 55) - 1)
+
+enum kind { K_ANON, K_SHMEM, K_MEMFD };
+
+enum map_shape {
+	SHAPE_PTE,	/* folios mapped by PTEs (small folios, mTHP) */
+	SHAPE_PMD,	/* PMD-mapped THP */
+	SHAPE_PMD_SPLIT,	/* PMD THP, PMD split: PTE-mapped THP */
+};
+
+struct bcase {
+	const char *name;
+	enum kind kind;
+	unsigned long folio_kb;	/* 4 means small (order-0) folios */
+	enum map_shape shape;
+	int prot_a;		/* first mprotect of each iteration */
+	int prot_b;		/* second one: back to read-write */
+	int write;		/* write one byte per page after each cycle */
+	size_t size;		/* default region size */
+	unsigned int iters;	/* default iterations */
+	int fixed_size;		/* --size does not apply */
+	const char *desc;
+};
+
+#define KiB(x)	((size_t)(x) << 10)
+#define MiB(x)	((size_t)(x) << 20)
+#define RO	PROT_READ
+#define RW	(PROT_READ | PROT_WRITE)
+#define NONE	PROT_NONE
+#define DEF_SIZE	MiB(32)
+#define DEF_ITERS	40
+
+#define ANON_RORW(n, kb) \
+	{ n, K_ANON, kb, SHAPE_PTE, RO, RW, 0, DEF_SIZE, DEF_ITERS, 0, \
+	  "anon " #kb "K folios, RO<->RW" }
+#define ANON_NONERW(n, kb) \
+	{ n, K_ANON, kb, SHAPE_PTE, NONE, RW, 0, DEF_SIZE, DEF_ITERS, 0, \
+	  "anon " #kb "K folios, NONE<->RW" }
+#define NONERW_4K(n, sz, it) \
+	{ n, K_ANON, 4, SHAPE_PTE, NONE, RW, 0, sz, it, 1, \
+	  "anon 4K pages, NONE<->RW, fixed small region" }
+
+static const struct bcase cases[] = {
+	/* Seed: Dev Jain's cover letter T1..T3 */
+	{ "rorw-thp-pte", K_ANON, 2048, SHAPE_PMD_SPLIT, RO, RW, 0,
+	  DEF_SIZE, DEF_ITERS, 0, "PMD THP split to PTE mappings, RO<->RW" },
+	ANON_RORW("rorw-64k", 64),
+	ANON_RORW("rorw-4k", 4),
+	/* mTHP size sweep */
+	ANON_RORW("rorw-16k", 16),
+	ANON_RORW("rorw-32k", 32),
+	ANON_RORW("rorw-128k", 128),
+	ANON_RORW("rorw-256k", 256),
+	ANON_RORW("rorw-512k", 512),
+	ANON_RORW("rorw-1m", 1024),
+	{ "rorw-2m-pmd", K_ANON, 2048, SHAPE_PMD, RO, RW, 0,
+	  DEF_SIZE, DEF_ITERS, 0, "PMD-mapped THP, RO<->RW" },
+	/* MM_CP_TRY_CHANGE_WRITABLE: RO, RW, write one byte per page */
+	{ "rorw-write-4k", K_ANON, 4, SHAPE_PTE, RO, RW, 1,
+	  DEF_SIZE, DEF_ITERS, 0, "4K pages, RO, RW, write each page" },
+	{ "rorw-write-64k", K_ANON, 64, SHAPE_PTE, RO, RW, 1,
+	  DEF_SIZE, DEF_ITERS, 0, "64K mTHP, RO, RW, write each page" },
+	{ "rorw-write-thp", K_ANON, 2048, SHAPE_PMD_SPLIT, RO, RW, 1,
+	  DEF_SIZE, DEF_ITERS, 0,
+	  "PTE-mapped THP, RO, RW, write each page" },
+	/* Small-folio regression shapes */
+	NONERW_4K("nonerw-4k-4KiB", KiB(4), 2000),
+	NONERW_4K("nonerw-4k-40KiB", KiB(40), 1000),
+	NONERW_4K("nonerw-4k-400KiB", KiB(400), 200),
+	NONERW_4K("nonerw-4k-4000KiB", KiB(4000), 40),
+	{ "memfd-rorw-4k", K_MEMFD, 4, SHAPE_PTE, RO, RW, 0,
+	  DEF_SIZE, DEF_ITERS, 0, "dirty shared memfd, 4K pages, RO<->RW" },
+	ANON_NONERW("nonerw-16k", 16),
+	ANON_NONERW("nonerw-32k", 32),
+	ANON_NONERW("nonerw-64k", 64),
+	{ "nonerw-thp-pte", K_ANON, 2048, SHAPE_PMD_SPLIT, NONE, RW, 0,
+	  DEF_SIZE, DEF_ITERS, 0, "PTE-mapped THP, NONE<->RW" },
+	/* Shared anonymous memory (shmem) with 64K mTHP */
+	{ "shmem-rorw-64k", K_SHMEM, 64, SHAPE_PTE, RO, RW, 0,
+	  DEF_SIZE, DEF_ITERS, 0, "MAP_SHARED|MAP_ANONYMOUS 64K mTHP, RO<->RW" },
+};
+
+#define NR_CASES	(sizeof(cases) / sizeof(cases[0]))
+
+static size_t page_size;
+static unsigned long pmd_kb;
+
+/* ---------------------------------------------------------------- */
+/* Helpers */
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "mprotect_bench: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, ": %s\n", strerror(errno));
+	va_end(ap);
+	exit(1);
+}
+
+static const char *fmt_kb(unsigned long kb, char *buf, size_t len)
+{
+	if (kb >= 1024 && kb % 1024 == 0)
+		snprintf(buf, len, "%luM", kb / 1024);
+	else
+		snprintf(buf, len, "%luK", kb);
+	return buf;
+}
+
+/* Read a small sysfs/proc file; returns length or -1 with errno set. */
+static ssize_t read_file(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	if (n < 0) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	buf[n] = '\0';
+	if (close(fd))
+		return -1;
+	return n;
+}
+
+static int write_file(const char *path, const char *val)
+{
+	size_t len = strlen(val);
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -1;
+	n = write(fd, val, len);
+	if (n < 0 || (size_t)n != len) {
+		int e = n < 0 ? errno : EIO;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return close(fd);
+}
+
+/* Returns the counter value, or -1 if it cannot be read. */
+static long long read_counter(const char *path)
+{
+	char buf[64];
+	char *end;
+	long long v;
+
+	if (read_file(path, buf, sizeof(buf)) < 0)
+		return -1;
+	errno = 0;
+	v = strtoll(buf, &end, 10);
+	if (errno || end == buf)
+		return -1;
+	return v;
+}
+
+/* ---------------------------------------------------------------- */
+/* Knobs: saved at start, restored at exit */
+
+struct knob {
+	char path[160];
+	char orig[32];
+};
+
+static struct knob knobs[MAX_KNOBS];
+static int nr_knobs;
+static unsigned long sizes_kb[32];	/* mTHP sizes present in sysfs */
+static int nr_sizes;
+
+/* Extract the "[selected]" word of a sysfs choice file (or whole value). */
+static int knob_value(const char *buf, char *out, size_t len)
+{
+	const char *s = strchr(buf, '[');
+	const char *e;
+
+	if (s) {
+		s++;
+		e = strchr(s, ']');
+		if (!e)
+			return -1;
+	} else {
+		s = buf;
+		e = s + strcspn(s, " \n");
+	}
+	if ((size_t)(e - s) >= len || e == s)
+		return -1;
+	memcpy(out, s, e - s);
+	out[e - s] = '\0';
+	return 0;
+}
+
+static void save_knob(const char *path)
+{
+	char buf[256];
+	struct knob *k;
+
+	if (read_file(path, buf, sizeof(buf)) < 0) {
+		if (errno == ENOENT)
+			return;
+		die("read %s", path);
+	}
+	if (nr_knobs >= MAX_KNOBS) {
+		errno = E2BIG;
+		die("too many knobs at %s", path);
+	}
+	k = &knobs[nr_knobs];
+	snprintf(k->path, sizeof(k->path), "%s", path);
+	if (knob_value(buf, k->orig, sizeof(k->orig))) {
+		errno = EINVAL;
+		die("parse %s", path);
+	}
+	nr_knobs++;
+}
+
+static void restore_knobs(void)
+{
+	int i;
+
+	for (i = nr_knobs - 1; i >= 0; i--)
+		if (write_file(knobs[i].path, knobs[i].orig))
+			fprintf(stderr, "mprotect_bench: restore %s=%s: %s\n",
+				knobs[i].path, knobs[i].orig, strerror(errno));
+}
+
+static int cmp_ul(const void *a, const void *b)
+{
+	unsigned long x = *(const unsigned long *)a;
+	unsigned long y = *(const unsigned long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void scan_knobs(void)
+{
+	char path[160];
+	struct dirent *de;
+	unsigned long kb;
+	DIR *d;
+	int i;
+
+	save_knob(THP_DIR "/enabled");
+	save_knob(THP_DIR "/shmem_enabled");
+	save_knob(NUMA_KNOB);
+	d = opendir(THP_DIR);
+	if (!d) {
+		if (errno == ENOENT)
+			return;
+		die("opendir %s", THP_DIR);
+	}
+	for (;;) {
+		errno = 0;
+		de = readdir(d);
+		if (!de) {
+			if (errno)
+				die("readdir %s", THP_DIR);
+			break;
+		}
+		if (sscanf(de->d_name, "hugepages-%lukB", &kb) != 1)
+			continue;
+		if (nr_sizes >= (int)(sizeof(sizes_kb) / sizeof(sizes_kb[0])))
+			break;
+		sizes_kb[nr_sizes++] = kb;
+	}
+	if (closedir(d))
+		die("closedir %s", THP_DIR);
+	qsort(sizes_kb, nr_sizes, sizeof(sizes_kb[0]), cmp_ul);
+	for (i = 0; i < nr_sizes; i++) {
+		snprintf(path, sizeof(path), THP_DIR "/hugepages-%lukB/enabled",
+			 sizes_kb[i]);
+		save_knob(path);
+		snprintf(path, sizeof(path),
+			 THP_DIR "/hugepages-%lukB/shmem_enabled", sizes_kb[i]);
+		save_knob(path);
+	}
+}
+
+/* Write a knob if it exists; a missing optional knob is not an error. */
+static int set_knob(const char *path, const char *val, int required,
+		    const char **reason)
+{
+	if (!write_file(path, val))
+		return 0;
+	if (errno == ENOENT && !required)
+		return 0;
+	fprintf(stderr, "mprotect_bench: %s=%s: %s\n", path, val,
+		strerror(errno));
+	*reason = "knob-write-failed";
+	return -1;
+}
+
+static int knob_path_exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+/*
+ * Put every THP knob in a known state: everything off except the one
+ * size @anon_kb for anonymous memory (0: none) and @shmem_kb for anonymous
+ * shared memory (0: none).
+ */
+static int set_thp(unsigned long anon_kb, unsigned long shmem_kb,
+		   const char **reason)
+{
+	char path[160];
+	int i;
+
+	if (set_knob(NUMA_KNOB, "0", 0, reason))
+		return -1;
+	if ((anon_kb || shmem_kb) && !knob_path_exists(THP_DIR "/enabled")) {
+		*reason = "no-thp-sysfs";
+		return -1;
+	}
+	if (set_knob(THP_DIR "/enabled", anon_kb ? "madvise" : "never",
+		     0, reason))
+		return -1;
+	if (set_knob(THP_DIR "/shmem_enabled", "never", 0, reason))
+		return -1;
+	for (i = 0; i < nr_sizes; i++) {
+		unsigned long kb = sizes_kb[i];
+
+		snprintf(path, sizeof(path), THP_DIR "/hugepages-%lukB/enabled",
+			 kb);
+		if (set_knob(path, kb == anon_kb ? "always" : "never",
+			     kb == anon_kb, reason))
+			return -1;
+		snprintf(path, sizeof(path),
+			 THP_DIR "/hugepages-%lukB/shmem_enabled", kb);
+		if (set_knob(path, kb == shmem_kb ? "always" : "never",
+			     kb == shmem_kb, reason))
+			return -1;
+	}
+	for (i = 0; i < nr_sizes; i++)
+		if (sizes_kb[i] == anon_kb || sizes_kb[i] == shmem_kb)
+			break;
+	if ((anon_kb || shmem_kb) && i == nr_sizes) {
+		*reason = "no-such-mthp-size";
+		return -1;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* Folio checks */
+
+struct counters {
+	long long alloc;
+	long long fallback;
+	long long all_alloc;	/* all sizes */
+};
+
+static int read_counters(const struct bcase *c, struct counters *ct)
+{
+	const char *an = c->kind == K_ANON ? "anon_fault_alloc" : "shmem_alloc";
+	const char *fn = c->kind == K_ANON ? "anon_fault_fallback" :
+					     "shmem_fallback";
+	char path[192];
+	long long v;
+	int i;
+
+	memset(ct, 0, sizeof(*ct));
+	for (i = 0; i < nr_sizes; i++) {
+		snprintf(path, sizeof(path),
+			 THP_DIR "/hugepages-%lukB/stats/%s", sizes_kb[i], an);
+		v = read_counter(path);
+		if (v < 0)
+			continue;	/* e.g. no anon stats for 8kB */
+		ct->all_alloc += v;
+		if (sizes_kb[i] != c->folio_kb)
+			continue;
+		ct->alloc = v;
+		snprintf(path, sizeof(path),
+			 THP_DIR "/hugepages-%lukB/stats/%s", sizes_kb[i], fn);
+		v = read_counter(path);
+		if (v < 0)
+			return -1;
+		ct->fallback = v;
+	}
+	return 0;
+}
+
+/* AnonHugePages (kB) of the VMA starting at @start, or -1. */
+static long long smaps_anon_huge(void *start)
+{
+	unsigned long lo, want = (unsigned long)start;
+	long long kb = -1;
+	char line[512];
+	int in_vma = 0;
+	FILE *f;
+
+	f = fopen("/proc/self/smaps", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long hi;
+		long long v;
+
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 &&
+		    strchr(line, '-') < strchr(line, ' ')) {
+			in_vma = lo == want;
+			continue;
+		}
+		if (in_vma && sscanf(line, "AnonHugePages: %lld kB", &v) == 1) {
+			kb = v;
+			break;
+		}
+	}
+	if (fclose(f))
+		return -1;
+	return kb;
+}
+
+/*
+ * Check the folio layout of [p, p + size) with /proc/self/pagemap and
+ * /proc/kpageflags: every page present, each folio_pages-aligned chunk one
+ * compound folio with contiguous PFNs (or order-0 pages for 4K).
+ * Returns 1 if checked and good, 0 if the files are unusable (not root,
+ * no PROC_PAGE_MONITOR), -1 on a bad layout.
+ */
+static int check_layout(char *p, size_t size, unsigned long folio_kb,
+			const char **reason)
+{
+	size_t npages = size / page_size;
+	size_t fpages = folio_kb * 1024 / page_size;
+	uint64_t *pm = NULL, *kf = NULL;
+	int pmfd = -1, kffd = -1, ret = -1;
+	size_t i, j;
+	ssize_t n;
+
+	pm = malloc(npages * sizeof(*pm));
+	kf = malloc(fpages * sizeof(*kf));
+	if (!pm || !kf)
+		die("malloc");
+	pmfd = open("/proc/self/pagemap", O_RDONLY);
+	kffd = open("/proc/kpageflags", O_RDONLY);
+	if (pmfd < 0 || kffd < 0) {
+		ret = 0;
+		goto out;
+	}
+	n = pread(pmfd, pm, npages * sizeof(*pm),
+		  (off_t)((uintptr_t)p / page_size) * sizeof(*pm));
+	if (n < 0)
+		die("pread pagemap");
+	if ((size_t)n != npages * sizeof(*pm)) {
+		errno = EIO;
+		die("short pagemap read");
+	}
+	for (i = 0; i < npages; i += fpages) {
+		uint64_t pfn0 = pm[i] & PM_PFN_MASK;
+
+		for (j = 0; j < fpages; j++) {
+			if (!(pm[i + j] & PM_PRESENT)) {
+				*reason = "page-not-present";
+				goto out;
+			}
+			if ((pm[i + j] & PM_PFN_MASK) == 0) {
+				ret = 0;	/* PFNs hidden: no CAP_SYS_ADMIN */
+				goto out;
+			}
+			if (fpages > 1 &&
+			    (pm[i + j] & PM_PFN_MASK) != pfn0 + j) {
+				*reason = "folio-pfns-not-contiguous";
+				goto out;
+			}
+		}
+		n = pread(kffd, kf, fpages * sizeof(*kf),
+			  (off_t)pfn0 * sizeof(*kf));
+		if (n < 0)
+			die("pread kpageflags");
+		if ((size_t)n != fpages * sizeof(*kf)) {
+			errno = EIO;
+			die("short kpageflags read");
+		}
+		if (fpages == 1) {
+			if (kf[0] & ((1ULL << KPF_COMPOUND_HEAD) |
+				     (1ULL << KPF_COMPOUND_TAIL))) {
+				*reason = "large-folio-in-4k-case";
+				goto out;
+			}
+			continue;
+		}
+		if (!(kf[0] & (1ULL << KPF_COMPOUND_HEAD))) {
+			*reason = "folio-too-small";
+			goto out;
+		}
+		for (j = 1; j < fpages; j++) {
+			if (!(kf[j] & (1ULL << KPF_COMPOUND_TAIL))) {
+				*reason = "folio-too-small";
+				goto out;
+			}
+		}
+		/* The next page must start a new folio. */
+		if (i + fpages < npages) {
+			uint64_t next;
+
+			n = pread(kffd, &next, sizeof(next),
+				  (off_t)(pm[i + fpages] & PM_PFN_MASK) *
+				  sizeof(next));
+			if (n != sizeof(next))
+				die("pread kpageflags");
+			if (!(next & (1ULL << KPF_COMPOUND_HEAD))) {
+				*reason = "folio-too-large";
+				goto out;
+			}
+		}
+	}
+	ret = 1;
+out:
+	if (pmfd >= 0 && close(pmfd))
+		die("close pagemap");
+	if (kffd >= 0 && close(kffd))
+		die("close kpageflags");
+	free(pm);
+	free(kf);
+	return ret;
+}
+
+/* ---------------------------------------------------------------- */
+/* The cases */
+
+struct region {
+	char *resv;		/* PROT_NONE reservation around the region */
+	size_t resv_len;
+	char *p;
+	size_t size;
+	int fd;
+};
+
+static void map_region(const struct bcase *c, size_t size, struct region *r)
+{
+	size_t align = pmd_kb * 1024;
+	int flags = MAP_FIXED;
+	size_t lead, tail;
+
+	r->size = size;
+	r->fd = -1;
+	r->resv_len = size + 2 * align;
+	r->resv = mmap(NULL, r->resv_len, PROT_NONE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (r->resv == MAP_FAILED)
+		die("mmap reservation of %zu bytes", r->resv_len);
+	r->p = (char *)(((uintptr_t)r->resv + page_size + align - 1) &
+			~(uintptr_t)(align - 1));
+	/*
+	 * The guard VMAs on both sides carry VM_DONTCOPY, which the region
+	 * never has, so the region never merges with them whatever its
+	 * protection: each mprotect() covers exactly one VMA.
+	 */
+	lead = r->p - r->resv;
+	tail = r->resv_len - lead - size;
+	if (madvise(r->resv, lead, MADV_DONTFORK) ||
+	    madvise(r->p + size, tail, MADV_DONTFORK))
+		die("madvise(MADV_DONTFORK)");
+
+	switch (c->kind) {
+	case K_ANON:
+		flags |= MAP_PRIVATE | MAP_ANONYMOUS;
+		break;
+	case K_SHMEM:
+		flags |= MAP_SHARED | MAP_ANONYMOUS;
+		break;
+	case K_MEMFD:
+		r->fd = syscall(SYS_memfd_create, "mprotect_bench",
+				MFD_CLOEXEC);
+		if (r->fd < 0)
+			die("memfd_create");
+		if (ftruncate(r->fd, size))
+			die("ftruncate memfd");
+		flags |= MAP_SHARED;
+		break;
+	}
+	if (mmap(r->p, size, RW, flags, r->fd, 0) != r->p)
+		die("mmap region of %zu bytes", size);
+	if (c->folio_kb > 4 && c->kind == K_ANON &&
+	    madvise(r->p, size, MADV_HUGEPAGE))
+		die("madvise(MADV_HUGEPAGE)");
+}
+
+static void unmap_region(struct region *r)
+{
+	if (munmap(r->resv, r->resv_len))
+		die("munmap");
+	if (r->fd >= 0 && close(r->fd))
+		die("close memfd");
+}
+
+static void touch(char *p, size_t size)
+{
+	volatile char *v = p;
+	size_t i;
+
+	/* Write only: a read first would map the shared zero page. */
+	for (i = 0; i < size; i += page_size)
+		v[i] = 1;
+}
+
+/* Split every PMD mapping in the region, leaving PTE-mapped THPs. */
+static void split_pmds(char *p, size_t size)
+{
+	size_t pmd = pmd_kb * 1024;
+	size_t off;
+
+	for (off = 0; off < size; off += pmd) {
+		if (mprotect(p + off, page_size, RO))
+			die("mprotect split");
+		if (mprotect(p + off, page_size, RW))
+			die("mprotect unsplit");
+	}
+}
+
+static long long minflt(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		die("getrusage");
+	return ru.ru_minflt;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &ts))
+		die("clock_gettime");
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void cycle(const struct bcase *c, char *p, size_t size)
+{
+	if (mprotect(p, size, c->prot_a))
+		die("mprotect(%d)", c->prot_a);
+	if (mprotect(p, size, c->prot_b))
+		die("mprotect(%d)", c->prot_b);
+	if (c->write)
+		touch(p, size);
+}
+
+static void skip(const struct bcase *c, const char *reason)
+{
+	printf("BENCH case=%s skipped reason=%s\n", c->name, reason);
+	fflush(stdout);
+}
+
+/*
+ * Check the region after population (and again after the timed loop).
+ * Fills @how with the checks that were done.
+ */
+static int verify(const struct bcase *c, struct region *r,
+		  const char **reason, const char **how)
+{
+	size_t size = r->size;
+	long long ah;
+	int lay;
+
+	ah = smaps_anon_huge(r->p);
+	if (c->kind == K_ANON) {
+		if (ah < 0) {
+			*reason = "no-smaps-entry";
+			return -1;
+		}
+		if (c->shape == SHAPE_PMD && (size_t)ah * 1024 != size) {
+			*reason = "not-pmd-mapped";
+			return -1;
+		}
+		if (c->shape != SHAPE_PMD && ah != 0) {
+			*reason = "unexpected-pmd-mapping";
+			return -1;
+		}
+	}
+	lay = check_layout(r->p, size, c->folio_kb, reason);
+	if (lay < 0)
+		return -1;
+	*how = lay ? "kpageflags+stats" : "stats";
+	return 0;
+}
+
+static int run_case(const struct bcase *c, size_t size_opt,
+		    unsigned int iters_opt)
+{
+	size_t size = c->fixed_size || !size_opt ? c->size : size_opt;
+	unsigned int iters = iters_opt ? iters_opt : c->iters;
+	unsigned long anon_kb = 0, shmem_kb = 0;
+	size_t nfolios = size / (c->folio_kb * 1024);
+	const char *reason = NULL, *how = "stats";
+	struct counters before, after;
+	long long f0, f1;
+	uint64_t t0, t1, ptes;
+	struct region r;
+	unsigned int i;
+	char fb[24];
+
+	if (c->folio_kb > 4) {
+		if (c->kind == K_ANON)
+			anon_kb = c->folio_kb;
+		else
+			shmem_kb = c->folio_kb;
+	}
+	if (set_thp(anon_kb, shmem_kb, &reason)) {
+		skip(c, reason);
+		return -1;
+	}
+	map_region(c, size, &r);
+	if (read_counters(c, &before)) {
+		reason = "no-mthp-stats";
+		goto skipped;
+	}
+	touch(r.p, size);
+	if (read_counters(c, &after)) {
+		reason = "no-mthp-stats";
+		goto skipped;
+	}
+	if (c->folio_kb > 4) {
+		if (after.alloc - before.alloc < (long long)nfolios) {
+			reason = "too-few-large-folios-allocated";
+			goto skipped;
+		}
+		if (after.fallback != before.fallback) {
+			reason = "large-folio-allocation-fell-back";
+			goto skipped;
+		}
+	}
+	if (c->shape == SHAPE_PMD_SPLIT) {
+		/* Populated as PMD THP: check, then PTE-map it. */
+		long long ah = smaps_anon_huge(r.p);
+
+		if (ah < 0 || (size_t)ah * 1024 != size) {
+			reason = "thp-not-pmd-mapped-before-split";
+			goto skipped;
+		}
+		/* Keep khugepaged away from the PTE-mapped THPs. */
+		if (set_thp(0, 0, &reason))
+			goto skipped;
+		split_pmds(r.p, size);
+	}
+	if (verify(c, &r, &reason, &how))
+		goto skipped;
+	if (c->folio_kb == 4 && !strcmp(how, "stats") &&
+	    after.all_alloc != before.all_alloc) {
+		reason = "large-folio-in-4k-case";
+		goto skipped;
+	}
+
+	/* One untimed warm-up cycle, then the timed loop. */
+	cycle(c, r.p, size);
+	(void)now_ns();		/* fault in whatever the timing calls touch */
+	f0 = minflt();
+	t0 = now_ns();
+	for (i = 0; i < iters; i++)
+		cycle(c, r.p, size);
+	t1 = now_ns();
+	f1 = minflt();
+
+	if (verify(c, &r, &reason, &how)) {
+		reason = reason ? reason : "layout-changed";
+		goto skipped;
+	}
+	ptes = (uint64_t)2 * iters * (size / page_size);
+	printf("BENCH case=%s insns=%" PRIu64 " calls=%u ptes=%" PRIu64
+	       " per_pte=%.2f faults=%lld per_call=%" PRIu64
+	       " folio=%s size=%zu iters=%u map=%s kind=%s prot=%s verify=%s\n",
+	       c->name, t1 - t0, 2 * iters, ptes,
+	       (double)(t1 - t0) / (double)ptes, f1 - f0,
+	       (t1 - t0) / (2 * (uint64_t)iters),
+	       fmt_kb(c->folio_kb, fb, sizeof(fb)), size, iters,
+	       c->shape == SHAPE_PMD ? "pmd" : "pte",
+	       c->kind == K_ANON ? "anon" :
+	       c->kind == K_SHMEM ? "shmem" : "memfd",
+	       c->prot_a == NONE ? (c->write ? "none-rw-write" : "none-rw") :
+	       (c->write ? "ro-rw-write" : "ro-rw"), how);
+	fflush(stdout);
+	unmap_region(&r);
+	return 0;
+
+skipped:
+	skip(c, reason ? reason : "unknown");
+	unmap_region(&r);
+	return -1;
+}
+
+/* ---------------------------------------------------------------- */
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: mprotect_bench [--case NAME[,NAME...]|all] [--size BYTES[K|M|G]]\n"
+		"                      [--iters N] [--list]\n"
+		"  --size applies to every case but the fixed nonerw-4k-* shapes\n");
+}
+
+static int parse_size(const char *s, size_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *s == '-')
+		return -1;
+	switch (*end) {
+	case 'K': case 'k':
+		v <<= 10; end++; break;
+	case 'M': case 'm':
+		v <<= 20; end++; break;
+	case 'G': case 'g':
+		v <<= 30; end++; break;
+	}
+	if (*end || !v || v > (1ULL << 40))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static const struct bcase *find_case(const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < NR_CASES; i++)
+		if (strlen(cases[i].name) == len &&
+		    !strncmp(cases[i].name, name, len))
+			return &cases[i];
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const char *sel = "all";
+	unsigned int iters = 0;
+	int selected[NR_CASES] = { 0 };
+	size_t size = 0, i;
+	int failed = 0;
+	long ps;
+	int a;
+
+	for (a = 1; a < argc; a++) {
+		const char *opt = argv[a];
+		const char *val = a + 1 < argc ? argv[a + 1] : NULL;
+
+		if (!strcmp(opt, "--list")) {
+			for (i = 0; i < NR_CASES; i++)
+				printf("%-20s %s\n", cases[i].name,
+				       cases[i].desc);
+			return 0;
+		}
+		if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
+			usage(stdout);
+			return 0;
+		}
+		if (!val || (strcmp(opt, "--case") && strcmp(opt, "--size") &&
+			     strcmp(opt, "--iters"))) {
+			fprintf(stderr, "mprotect_bench: bad option '%s'\n",
+				opt);
+			usage(stderr);
+			return 2;
+		}
+		a++;
+		if (!strcmp(opt, "--case")) {
+			sel = val;
+		} else if (!strcmp(opt, "--size")) {
+			if (parse_size(val, &size)) {
+				fprintf(stderr,
+					"mprotect_bench: bad size '%s'\n", val);
+				return 2;
+			}
+		} else {
+			unsigned long v;
+			char *end;
+
+			errno = 0;
+			v = strtoul(val, &end, 10);
+			if (errno || *end || end == val || !v ||
+			    v > 100000000 || *val == '-') {
+				fprintf(stderr,
+					"mprotect_bench: bad iters '%s'\n",
+					val);
+				return 2;
+			}
+			iters = v;
+		}
+	}
+
+	if (!strcmp(sel, "all")) {
+		for (i = 0; i < NR_CASES; i++)
+			selected[i] = 1;
+	} else {
+		const char *s = sel;
+
+		while (*s) {
+			size_t len = strcspn(s, ",");
+			const struct bcase *c = find_case(s, len);
+
+			if (!c) {
+				fprintf(stderr,
+					"mprotect_bench: unknown case '%.*s' (see --list)\n",
+					(int)len, s);
+				return 2;
+			}
+			selected[c - cases] = 1;
+			s += len;
+			if (*s == ',')
+				s++;
+		}
+	}
+
+	ps = sysconf(_SC_PAGESIZE);
+	if (ps <= 0)
+		die("sysconf(_SC_PAGESIZE)");
+	page_size = ps;
+	pmd_kb = 2048;
+	{
+		long long v = read_counter(THP_DIR "/hpage_pmd_size");
+
+		if (v > 0)
+			pmd_kb = v / 1024;
+	}
+
+	for (i = 0; i < NR_CASES; i++) {
+		const struct bcase *c = &cases[i];
+		size_t unit = c->folio_kb * 1024;
+
+		if (!selected[i] || c->fixed_size || !size)
+			continue;
+		if (c->shape != SHAPE_PTE || c->kind == K_SHMEM)
+			unit = pmd_kb * 1024 > unit ? pmd_kb * 1024 : unit;
+		if (unit < page_size)
+			unit = page_size;
+		if (size % unit) {
+			fprintf(stderr,
+				"mprotect_bench: --size %zu is not a multiple of %zu (case %s)\n",
+				size, unit, c->name);
+			return 2;
+		}
+	}
+
+	scan_knobs();
+	if (atexit(restore_knobs))
+		die("atexit");
+	for (i = 0; i < NR_CASES; i++)
+		if (selected[i] && run_case(&cases[i], size, iters))
+			failed++;
+	if (failed)
+		fprintf(stderr, "mprotect_bench: %d case(s) failed or skipped\n",
+			failed);
+	return failed ? 1 : 0;
+}
