@@ -1,0 +1,139 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# ratios.awk: CSV from results.sh -> one line per (arch, case):
+#
+#   M <mode>
+#   R <arch> <case> <folio> <pairs> <ratio> <stock> <patched> <metric>
+#     <stock_faults> <patched_faults> <note>
+#
+# Run i of stock is paired with run i of patched; <ratio> is the median of
+# the paired insns ratios (patched/stock), "-" when there is no pair.
+# <stock>/<patched> are the medians of the metric: insns per call for the
+# fixed small-region shapes (nonerw-4k-*), insns per PTE otherwise.
+# <note>: ok, no-stock, no-patched, skipped-<variant>:<reason>,
+# work-differs (stock and patched ran different amounts of work).
+# Used by table.sh and plot.sh.
+
+function median(arr, n,    i, j, t) {
+	for (i = 2; i <= n; i++) {
+		t = arr[i]
+		for (j = i - 1; j >= 1 && arr[j] > t; j--)
+			arr[j + 1] = arr[j]
+		arr[j + 1] = t
+	}
+	if (n % 2)
+		return arr[(n + 1) / 2]
+	return (arr[n / 2] + arr[n / 2 + 1]) / 2
+}
+
+BEGIN {
+	FS = ","
+	mode = ""
+}
+
+/^#/ {
+	if ($0 ~ /^# mode=/) {
+		m = substr($0, 8)
+		if (mode != "" && mode != m)
+			mode = "mixed"
+		else
+			mode = m
+	}
+	next
+}
+
+$1 == "arch" || NF < 11 {
+	next
+}
+
+{
+	a = $1; v = $2; r = $3 + 0; c = $4
+	if (!(a in seen_arch)) {
+		seen_arch[a] = 1
+		arches[++narch] = a
+	}
+	if (!((a, c) in seen_case)) {
+		seen_case[a, c] = 1
+		ncase[a]++
+		cases[a, ncase[a]] = c
+		folio[a, c] = "-"
+	}
+	if ($10 != "")
+		folio[a, c] = $10
+	k = a SUBSEP v SUBSEP c
+	if (r > maxrun[k])
+		maxrun[k] = r
+	if ($11 != "ok") {
+		skipped[k] = substr($11, 9)
+		next
+	}
+	ok[k, r] = 1
+	insns[k, r] = $5; calls[k, r] = $6; ptes[k, r] = $7
+	faults[k, r] = $9
+}
+
+END {
+	print "M " (mode == "" ? "icount" : mode)
+	for (ai = 1; ai <= narch; ai++) {
+		a = arches[ai]
+		for (ci = 1; ci <= ncase[a]; ci++) {
+			c = cases[a, ci]
+			ks = a SUBSEP "stock" SUBSEP c
+			kp = a SUBSEP "patched" SUBSEP c
+			per_call = c ~ /^nonerw-4k-/
+			metric = per_call ? "insns/call" : "insns/pte"
+			n = 0; differs = 0
+			nr = maxrun[ks] > maxrun[kp] ? maxrun[ks] : maxrun[kp]
+			for (r = 1; r <= nr; r++) {
+				if (!((ks, r) in ok) || !((kp, r) in ok))
+					continue
+				if (ptes[ks, r] != ptes[kp, r] ||
+				    calls[ks, r] != calls[kp, r] ||
+				    insns[ks, r] + 0 == 0) {
+					differs = 1
+					continue
+				}
+				rat[++n] = insns[kp, r] / insns[ks, r]
+			}
+			ratio = n ? sprintf("%.6f", median(rat, n)) : "-"
+			split("", mets)
+			split("", metp)
+			split("", fs)
+			split("", fp)
+			ns = np = 0
+			for (r = 1; r <= maxrun[ks]; r++)
+				if ((ks, r) in ok) {
+					ns++
+					mets[ns] = insns[ks, r] / \
+						(per_call ? calls[ks, r] : ptes[ks, r])
+					fs[ns] = faults[ks, r]
+				}
+			for (r = 1; r <= maxrun[kp]; r++)
+				if ((kp, r) in ok) {
+					np++
+					metp[np] = insns[kp, r] / \
+						(per_call ? calls[kp, r] : ptes[kp, r])
+					fp[np] = faults[kp, r]
+				}
+			if (differs)
+				note = "work-differs"
+			else if (!ns && (ks in skipped))
+				note = "skipped-stock:" skipped[ks]
+			else if (!np && (kp in skipped))
+				note = "skipped-patched:" skipped[kp]
+			else if (!ns)
+				note = "no-stock"
+			else if (!np)
+				note = "no-patched"
+			else
+				note = "ok"
+			printf "R %s %s %s %d %s %s %s %s %s %s %s\n", a, c,
+			       folio[a, c], n, ratio,
+			       ns ? sprintf("%.2f", median(mets, ns)) : "-",
+			       np ? sprintf("%.2f", median(metp, np)) : "-",
+			       metric,
+			       ns ? sprintf("%d", median(fs, ns)) : "-",
+			       np ? sprintf("%d", median(fp, np)) : "-", note
+		}
+	}
+}
