@@ -156,9 +156,9 @@ function show(a, c, r,    f, t, res, ratio, large, rf, cmp) {
 		res = "missing"
 		if (f[12] != "ok")
 			res = res " (" f[12] ")"
-		if (t != "")
+		if (t != "" || gatemode)
 			fail = 1
-		else
+		if (t == "")
 			res = res ", no target"
 	} else if (t == "") {
 		res = "info"

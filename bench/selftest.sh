@@ -1,0 +1,244 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# selftest.sh: checks results.sh / table.sh / plot.sh on synthetic console
+# logs, and mprotect_bench's argument handling.  No kernel or root needed.
+#
+#   bench/selftest.sh [--run-bench]
+#
+# --run-bench also runs every case of mprotect_bench on this machine (root,
+# THP/mTHP sysfs needed; knobs are restored) and feeds two runs through the
+# scripts as a fake stock/patched pair.
+# Ends with "N passed, N failed"; exit status 1 if any check failed.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+pass=0
+fail=0
+run_bench=0
+[ "${1:-}" = --run-bench ] && run_bench=1
+
+ok() {
+	pass=$((pass + 1))
+	echo "ok - $1"
+}
+
+not_ok() {
+	fail=$((fail + 1))
+	echo "not ok - $1"
+	[ -f "$tmp/out" ] && sed 's/^/#   /' "$tmp/out"
+}
+
+# expect RC DESCRIPTION CMD...: run CMD, check its exit status.
+expect() {
+	want=$1
+	desc=$2
+	shift 2
+	"$@" >"$tmp/out" 2>&1
+	rc=$?
+	if [ "$rc" -eq "$want" ]; then
+		ok "$desc"
+	else
+		not_ok "$desc (exit $rc, want $want)"
+	fi
+}
+
+# grep_out PATTERN DESCRIPTION: the last command's output matches.
+grep_out() {
+	if grep -Eq -- "$1" "$tmp/out"; then
+		ok "$2"
+	else
+		not_ok "$2 (no /$1/)"
+	fi
+}
+
+# log FILE SCALE_LARGE SCALE_SMALL [FAULTS]: a synthetic console log.
+# Large-folio cases cost 10 insns/pte times SCALE_LARGE, the others 50
+# times SCALE_SMALL.
+log() {
+	awk -v sl="$2" -v ss="$3" -v fl="${4:-0}" 'BEGIN {
+		printf "[    0.000000] Linux version 6.12.0\r\n@@@ BEGIN mprotect_bench\r\n"
+		n = split("rorw-thp-pte:2M rorw-64k:64K rorw-4k:4K rorw-16k:16K " \
+			  "rorw-32k:32K rorw-128k:128K rorw-256k:256K " \
+			  "rorw-512k:512K rorw-1m:1M rorw-2m-pmd:2M " \
+			  "rorw-write-4k:4K rorw-write-thp:2M " \
+			  "nonerw-4k-4KiB:4K nonerw-4k-40KiB:4K " \
+			  "nonerw-4k-400KiB:4K nonerw-4k-4000KiB:4K " \
+			  "memfd-rorw-4k:4K nonerw-16k:16K nonerw-32k:32K " \
+			  "shmem-rorw-64k:64K", c, " ")
+		for (i = 1; i <= n; i++) {
+			split(c[i], f, ":")
+			large = f[2] != "4K" && f[2] != "16K" && f[2] != "32K"
+			ptes = 655360
+			insns = int(ptes * (large ? 10 * sl : 50 * ss))
+			flt = f[1] ~ /write/ ? fl : 0
+			printf "BENCH case=%s insns=%d calls=80 ptes=%d per_pte=%.2f " \
+			       "faults=%d folio=%s\r\n", f[1], insns, ptes,
+			       insns / ptes, flt, f[2]
+		}
+		printf "[   12.345678] random: crng init done\r\n"
+		printf "BENCH case=garbled insns=12[   1.0] oops calls=80\r\n"
+		printf "@@@ END mprotect_bench rc=0\r\n@@@ DONE\r\n"
+	}' >"$1"
+}
+
+R=$here/results.sh
+T=$here/table.sh
+P=$here/plot.sh
+
+# --- results.sh ----------------------------------------------------------
+log "$tmp/stock.log" 1 1
+log "$tmp/good.log" 0.1 1
+expect 2 "results.sh: no arguments" "$R"
+expect 2 "results.sh: bad variant" "$R" x86_64:foo:"$tmp/stock.log"
+expect 2 "results.sh: unreadable log" "$R" x86_64:stock:"$tmp/nope"
+expect 2 "results.sh: bad BENCH_MODE" env BENCH_MODE=x "$R" \
+	x86_64:stock:"$tmp/stock.log"
+expect 0 "results.sh: two arches" env BENCH_KERNEL=6.12.0 \
+	BENCH_SERIES_HASH=abc "$R" -o "$tmp/good.csv" \
+	x86_64:stock:"$tmp/stock.log" x86_64:patched:"$tmp/good.log" \
+	arm64:stock:"$tmp/stock.log" arm64:patched:"$tmp/good.log"
+cp "$tmp/good.csv" "$tmp/out"
+grep_out '^# series_hash=abc$' "results.sh: metadata line"
+grep_out '^x86_64,patched,1,rorw-64k,655360,80,655360,1.00,0,64K,ok$' \
+	"results.sh: CRLF stripped, record complete"
+if grep -q garbled "$tmp/good.csv"; then
+	not_ok "results.sh: garbled line dropped"
+else
+	ok "results.sh: garbled line dropped"
+fi
+
+# --- table.sh -------------------------------------------------------------
+expect 0 "table.sh: all targets met" "$T" "$tmp/good.csv"
+grep_out '^rorw-thp-pte +2M +insns/pte +10.00 +1.00 +0.100 +1 <=0.20 +met$' \
+	"table.sh: row format"
+grep_out '^rorw-2m-pmd .* info$' "table.sh: case without target is info"
+grep_out 'guest instructions' "table.sh: icount label"
+
+log "$tmp/slow.log" 0.1 1.05
+"$R" -o "$tmp/slow.csv" x86_64:stock:"$tmp/stock.log" \
+	x86_64:patched:"$tmp/slow.log"
+expect 1 "table.sh: 4K regression misses" "$T" "$tmp/slow.csv"
+grep_out '^rorw-4k .* 1.050 .* missed$' "table.sh: 4K regression row"
+expect 0 "table.sh: --report-only" "$T" --report-only "$tmp/slow.csv"
+
+log "$tmp/meh.log" 0.3 1
+"$R" -o "$tmp/meh.csv" x86_64:stock:"$tmp/stock.log" \
+	x86_64:patched:"$tmp/meh.log" arm64:stock:"$tmp/stock.log" \
+	arm64:patched:"$tmp/meh.log"
+expect 1 "table.sh: arm64 0.30 misses 0.20" "$T" "$tmp/meh.csv"
+grep_out '^== arm64' "table.sh: arm64 table"
+if awk '/^== x86_64/ { x = 1 } x && /rorw-64k/ && / met$/ { f = 1 }
+	END { exit !f }' "$tmp/out"; then
+	ok "table.sh: x86_64 0.30 meets 0.50"
+else
+	not_ok "table.sh: x86_64 0.30 meets 0.50"
+fi
+
+grep -v '^BENCH case=rorw-64k ' "$tmp/good.log" >"$tmp/miss.log"
+printf 'BENCH case=rorw-128k skipped reason=too-few-large-folios-allocated\n' \
+	>>"$tmp/miss.log"
+grep -v '^BENCH case=rorw-128k insns' "$tmp/miss.log" >"$tmp/miss2.log"
+"$R" -o "$tmp/miss.csv" x86_64:stock:"$tmp/stock.log" \
+	x86_64:patched:"$tmp/miss2.log"
+expect 1 "table.sh: missing result fails" "$T" "$tmp/miss.csv"
+grep_out '^rorw-64k .* missing \(no-patched\)$' "table.sh: missing row"
+grep_out '^rorw-128k .*missing \(skipped-patched:too-few' \
+	"table.sh: skipped row"
+expect 1 "table.sh: absent arch is missing" "$T" --arches x86_64,arm64 \
+	"$tmp/slow.csv"
+grep_out '^rorw-thp-pte .* missing \(no-result\)$' \
+	"table.sh: absent arch rows"
+
+log "$tmp/flt.log" 0.1 1 7
+"$R" -o "$tmp/flt.csv" x86_64:stock:"$tmp/stock.log" \
+	x86_64:patched:"$tmp/flt.log"
+expect 1 "table.sh: more write faults misses" "$T" "$tmp/flt.csv"
+grep_out '^rorw-write-4k .*missed \(faults 0->7\)$' "table.sh: faults row"
+
+# Gate: a large-folio ratio equal to the target passes the table but not
+# the gate; the gate only looks at its cases.
+log "$tmp/edge.log" 0.5 1
+"$R" -o "$tmp/edge.csv" x86_64:stock:"$tmp/stock.log" \
+	x86_64:patched:"$tmp/edge.log"
+expect 0 "table.sh: ratio == target meets" "$T" "$tmp/edge.csv"
+expect 1 "table.sh --gate: ratio == target fails" "$T" --gate "$tmp/edge.csv"
+expect 0 "table.sh --gate=LIST: only listed cases" "$T" \
+	--gate=rorw-4k,memfd-rorw-4k "$tmp/edge.csv"
+if grep -q rorw-64k "$tmp/out"; then
+	not_ok "table.sh --gate=LIST: other cases hidden"
+else
+	ok "table.sh --gate=LIST: other cases hidden"
+fi
+expect 1 "table.sh --gate: missing gate case fails" "$T" \
+	--gate=rorw-4k,no-such-case "$tmp/edge.csv"
+expect 2 "table.sh: unknown option" "$T" --bogus "$tmp/edge.csv"
+expect 2 "table.sh: unreadable csv" "$T" "$tmp/nope.csv"
+
+# Wall-clock mode: A B A B A B, median of paired ratios.
+log "$tmp/w_s1.log" 1 1
+log "$tmp/w_p1.log" 0.1 0.9
+log "$tmp/w_s2.log" 1 1
+log "$tmp/w_p2.log" 0.1 1.0
+log "$tmp/w_s3.log" 1 1
+log "$tmp/w_p3.log" 0.1 5.0
+BENCH_MODE=wall "$R" -o "$tmp/wall.csv" \
+	x86_64:stock:"$tmp/w_s1.log" x86_64:patched:"$tmp/w_p1.log" \
+	x86_64:stock:"$tmp/w_s2.log" x86_64:patched:"$tmp/w_p2.log" \
+	x86_64:stock:"$tmp/w_s3.log" x86_64:patched:"$tmp/w_p3.log"
+expect 0 "table.sh wall: median of paired ratios" "$T" "$tmp/wall.csv"
+grep_out 'emulated wall time' "table.sh wall: label"
+grep_out '^rorw-4k .* 1.000 +3 <=1.01 +met$' "table.sh wall: 3 pairs, median"
+
+# --- plot.sh --------------------------------------------------------------
+if command -v gnuplot >/dev/null 2>&1; then
+	expect 0 "plot.sh: png and svg" "$P" -o "$tmp/r.png" -s "$tmp/r.svg" \
+		"$tmp/meh.csv"
+	if [ -s "$tmp/r.png" ] && [ -s "$tmp/r.svg" ]; then
+		ok "plot.sh: files written"
+	else
+		not_ok "plot.sh: files written"
+	fi
+else
+	echo "# gnuplot not installed: plot.sh not tested"
+fi
+expect 2 "plot.sh: no arguments" "$P"
+
+# --- mprotect_bench -------------------------------------------------------
+cc=${CC:-cc}
+if command -v "$cc" >/dev/null 2>&1 &&
+   "$cc" -O2 -Wall -Wextra -Werror -o "$tmp/mb" "$here/mprotect_bench.c" \
+	>"$tmp/out" 2>&1; then
+	ok "mprotect_bench: builds with -Wall -Wextra -Werror"
+	expect 0 "mprotect_bench --list" "$tmp/mb" --list
+	grep_out '^shmem-rorw-64k ' "mprotect_bench --list: names"
+	expect 2 "mprotect_bench: unknown case" "$tmp/mb" --case nope
+	expect 2 "mprotect_bench: unknown option" "$tmp/mb" --nope
+	expect 2 "mprotect_bench: bad size" "$tmp/mb" --size 12x
+	expect 2 "mprotect_bench: size not a folio multiple" "$tmp/mb" \
+		--case rorw-thp-pte --size 1M
+	expect 2 "mprotect_bench: bad iters" "$tmp/mb" --iters 0
+	expect 2 "mprotect_bench: missing value" "$tmp/mb" --case
+	if [ "$run_bench" -eq 1 ]; then
+		(cd "$tmp" && ./mb >h1.log 2>&1 && ./mb >h2.log 2>&1)
+		rc=$?
+		if [ "$rc" -eq 0 ]; then
+			ok "mprotect_bench: all cases run on this machine"
+		else
+			cp "$tmp/h1.log" "$tmp/out" 2>/dev/null
+			not_ok "mprotect_bench: all cases run on this machine"
+		fi
+		"$R" -o "$tmp/host.csv" x86_64:stock:"$tmp/h1.log" \
+			x86_64:patched:"$tmp/h2.log"
+		expect 0 "table.sh on host runs (report-only)" "$T" \
+			--report-only "$tmp/host.csv"
+		cat "$tmp/out"
+	fi
+else
+	not_ok "mprotect_bench: builds with -Wall -Wextra -Werror"
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
