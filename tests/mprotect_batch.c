@@ -1,0 +1,1402 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Correctness tests for PTE-batched mprotect() over large folios.
+ *
+ * Every test runs on a memory shape built by the fixture from a variant
+ * table: folio size (4K, 16K, 64K, 128K, PMD size PTE-mapped, PMD size
+ * PMD-mapped) x mapping kind (private anon, shared anon = anon shmem,
+ * shared memfd, private memfd written = COW anon pages in a file VMA).
+ * The fixture verifies from /proc/self/pagemap + /proc/kpageflags (and
+ * smaps for PMD mappings) that it really got the folio size it asked for,
+ * and SKIPs otherwise.
+ *
+ * The tests then mprotect() whole, partial (mid-folio, mid-64K,
+ * cross-PMD) and cross-VMA ranges and check, per page, the state the
+ * kernel reports: presence and PFN (pagemap), access permissions (probing
+ * with SIGSEGV recovery), write faults (getrusage), exclusivity, uffd-wp
+ * and soft-dirty bits (pagemap), and contents. COW tests check with a
+ * forked child that no write of the parent ever reaches a page the child
+ * still maps.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/fs.h>
+#include <linux/mempolicy.h>
+#include <linux/userfaultfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#include "kselftest_harness.h"
+#pragma GCC diagnostic pop
+/* TEST_F() expansions: setjmp() around fork() in the 6.12 harness */
+#pragma GCC diagnostic ignored "-Wclobbered"
+#include "mm_test_util.h"
+
+#ifndef MFD_CLOEXEC
+#define MFD_CLOEXEC 0x0001U
+#endif
+
+enum kind {
+	K_ANON,			/* MAP_PRIVATE | MAP_ANONYMOUS */
+	K_SHMEM,		/* MAP_SHARED | MAP_ANONYMOUS */
+	K_MEMFD_SHARED,		/* memfd, MAP_SHARED */
+	K_MEMFD_PRIVATE,	/* memfd, MAP_PRIVATE, every page written (COW) */
+};
+
+static const char * const kind_names[] = {
+	"private anon", "shared anon", "shared memfd", "private memfd COW",
+};
+
+FIXTURE(mb) {
+	char *mem;
+	size_t size;		/* bytes */
+	size_t npages;
+	size_t fpages;		/* pages per folio */
+	int memfd;
+	bool private;		/* COW semantics */
+	bool may_unmap;		/* kernel may zap PTEs (file PMD split) */
+	uint64_t *pfn;		/* expected PFN per page */
+	uint32_t *tag;		/* expected content tag per page */
+	int *prot;		/* expected protection per page */
+	long *flt;		/* per-page fault counts of the last write */
+};
+
+FIXTURE_VARIANT(mb) {
+	enum kind kind;
+	unsigned long folio_kb;	/* 4 = order-0 */
+	bool pmd_mapped;
+};
+
+#define V(_name, _kind, _kb, _pmd)					\
+	FIXTURE_VARIANT_ADD(mb, _name) {				\
+		.kind = _kind, .folio_kb = _kb, .pmd_mapped = _pmd,	\
+	}
+
+V(anon_4k, K_ANON, 4, false);
+V(anon_16k, K_ANON, 16, false);
+V(anon_64k, K_ANON, 64, false);
+V(anon_128k, K_ANON, 128, false);
+V(anon_2m_pte, K_ANON, 2048, false);
+V(anon_2m_pmd, K_ANON, 2048, true);
+V(shmem_4k, K_SHMEM, 4, false);
+V(shmem_16k, K_SHMEM, 16, false);
+V(shmem_64k, K_SHMEM, 64, false);
+V(shmem_128k, K_SHMEM, 128, false);
+V(shmem_2m_pte, K_SHMEM, 2048, false);
+V(shmem_2m_pmd, K_SHMEM, 2048, true);
+V(memfd_shared_4k, K_MEMFD_SHARED, 4, false);
+V(memfd_private_cow_4k, K_MEMFD_PRIVATE, 4, false);
+
+#define MB FIXTURE_DATA(mb)
+
+static void __attribute__((constructor)) mb_init(void)
+{
+	util_init();
+	if (geteuid() == 0)
+		knobs_save_all();
+}
+
+/* ------------------------------------------------------------------ */
+/* helpers working on the fixture; they log and return an error count */
+
+#define MAX_LOG 8
+
+static int logged;
+
+#define LOG_ERR(fmt, ...) do {						\
+	if (logged++ < MAX_LOG)						\
+		ksft_print_msg(fmt "\n", ##__VA_ARGS__);		\
+} while (0)
+
+static int mb_mprotect(MB *self, size_t lo, size_t hi, int prot)
+{
+	size_t i;
+
+	if (mprotect(self->mem + lo * pagesize, (hi - lo) * pagesize, prot)) {
+		ksft_print_msg("mprotect([%zu,%zu), %d) failed: %s\n", lo, hi,
+			       prot, strerror(errno));
+		return -1;
+	}
+	for (i = lo; i < hi; i++)
+		self->prot[i] = prot;
+	return 0;
+}
+
+/* Write a new tag into every writable page in [lo, hi), counting faults. */
+static void mb_write(MB *self, size_t lo, size_t hi, uint32_t tag)
+{
+	long f0, f1;
+	size_t i;
+
+	for (i = lo; i < hi; i++) {
+		self->flt[i] = -1;
+		if (!(self->prot[i] & PROT_WRITE))
+			continue;
+		f0 = minflt();
+		fill_page(self->mem + i * pagesize, tag, i);
+		f1 = minflt();
+		self->flt[i] = f1 - f0;
+		self->tag[i] = tag;
+	}
+}
+
+#define VF_PFN		0x1	/* present pages keep their PFN */
+#define VF_PROT		0x2	/* probe read/write permission */
+#define VF_CONTENT	0x4	/* contents match the expected tag */
+#define VF_ALL		(VF_PFN | VF_PROT | VF_CONTENT)
+
+/*
+ * Check pages [lo, hi) against the expected state. Pages must be present
+ * unless the kind may legitimately zap them (then they must come back
+ * with the same PFN once accessed).
+ */
+static int mb_verify(MB *self, size_t lo, size_t hi, unsigned int flags,
+		     const char *step)
+{
+	size_t n = hi - lo, i;
+	uint64_t *pm;
+	int errs = 0;
+
+	pm = calloc(n, sizeof(*pm));
+	if (!pm || pagemap_read(self->mem + lo * pagesize, n, pm)) {
+		LOG_ERR("%s: cannot read pagemap", step);
+		free(pm);
+		return 1;
+	}
+	for (i = lo; i < hi; i++) {
+		char *p = self->mem + i * pagesize;
+		uint64_t e = pm[i - lo];
+		bool r, w;
+
+		if (!(e & PM_PRESENT)) {
+			if (!self->may_unmap) {
+				LOG_ERR("%s: page %zu not present (%#llx)",
+					step, i, (unsigned long long)e);
+				errs++;
+			}
+		} else if ((flags & VF_PFN) &&
+			   (e & PM_PFN_MASK) != self->pfn[i]) {
+			LOG_ERR("%s: page %zu pfn %#llx, expected %#llx", step,
+				i, (unsigned long long)(e & PM_PFN_MASK),
+				(unsigned long long)self->pfn[i]);
+			errs++;
+		}
+		if (flags & VF_PROT) {
+			char expect = ((const char *)&(uint64_t){
+				pattern_word(self->tag[i], i, 0) })[0];
+
+			r = probe_read(p);
+			w = probe_write(p, expect);
+			if (r != !!(self->prot[i] & PROT_READ) ||
+			    w != !!(self->prot[i] & PROT_WRITE)) {
+				LOG_ERR("%s: page %zu prot %d but read=%d write=%d",
+					step, i, self->prot[i], r, w);
+				errs++;
+			}
+		}
+		if ((flags & VF_CONTENT) && (self->prot[i] & PROT_READ)) {
+			long bad = check_page(p, self->tag[i], i);
+
+			if (bad >= 0) {
+				LOG_ERR("%s: page %zu word %ld is %#llx, expected %#llx",
+					step, i, bad,
+					(unsigned long long)((uint64_t *)p)[bad],
+					(unsigned long long)pattern_word(self->tag[i], i, bad));
+				errs++;
+			}
+		}
+		if (self->may_unmap && (flags & VF_PFN) &&
+		    (self->prot[i] & PROT_READ) && !(e & PM_PRESENT)) {
+			/* accessed above: must be back, with the same PFN */
+			e = pagemap_one(p);
+			if ((flags & VF_CONTENT) && (!(e & PM_PRESENT) ||
+			    (e & PM_PFN_MASK) != self->pfn[i])) {
+				LOG_ERR("%s: page %zu remapped as %#llx, expected pfn %#llx",
+					step, i, (unsigned long long)e,
+					(unsigned long long)self->pfn[i]);
+				errs++;
+			}
+		}
+	}
+	free(pm);
+	return errs;
+}
+
+/* Number of pages in [lo, hi) whose last write took a fault. */
+static int mb_faulted(MB *self, size_t lo, size_t hi, bool expect_fault,
+		      const char *step)
+{
+	int errs = 0;
+	size_t i;
+
+	for (i = lo; i < hi; i++) {
+		if (self->flt[i] < 0)
+			continue;
+		if (expect_fault != (self->flt[i] > 0)) {
+			LOG_ERR("%s: page %zu write took %ld faults, expected %s",
+				step, i, self->flt[i],
+				expect_fault ? ">= 1" : "none");
+			errs++;
+		}
+	}
+	return errs;
+}
+
+static void mb_refresh_pfns(MB *self)
+{
+	uint64_t *pm = calloc(self->npages, sizeof(*pm));
+	size_t i;
+
+	if (!pm || pagemap_read(self->mem, self->npages, pm)) {
+		free(pm);
+		return;
+	}
+	for (i = 0; i < self->npages; i++)
+		self->pfn[i] = pm[i] & PM_PFN_MASK;
+	free(pm);
+}
+
+/* ------------------------------------------------------------------ */
+
+FIXTURE_SETUP(mb)
+{
+	size_t fsize = variant->folio_kb * 1024, span, i;
+	bool shmem = variant->kind == K_SHMEM;
+	char *reserve, *aligned, *mem;
+	const char *why;
+	char reason[160];
+	int flags, fd = -1;
+	long pmdkb;
+
+	self->memfd = -1;
+	self->mem = NULL;
+	logged = 0;
+	if (geteuid())
+		SKIP(return, "needs root (pagemap PFNs, THP knobs)");
+	if (variant->folio_kb == 4)
+		fsize = pagesize;
+	if (fsize > pmdsize || (variant->folio_kb == 2048 && fsize != pmdsize))
+		SKIP(return, "folio size %lu kB does not match PMD size %zu kB",
+		     variant->folio_kb, pmdsize / 1024);
+	if (pagemap_open())
+		SKIP(return, "no /proc/self/pagemap: %s", strerror(errno));
+	if (kpageflags_fd < 0)
+		SKIP(return, "no /proc/kpageflags: cannot verify folio sizes");
+	ASSERT_EQ(0, probe_install());
+
+	if (thp_configure(fsize / 1024, shmem, &why))
+		SKIP(return, "%s", why);
+
+	self->fpages = fsize / pagesize;
+	self->size = fsize < pmdsize ? 512 * 1024 : 2 * pmdsize;
+	if (self->size < 8 * fsize && fsize < pmdsize)
+		self->size = 8 * fsize;
+	self->npages = self->size / pagesize;
+	self->private = variant->kind == K_ANON ||
+			variant->kind == K_MEMFD_PRIVATE;
+	self->may_unmap = variant->pmd_mapped && variant->kind != K_ANON;
+
+	/* Reserve, then place the region: small folios straddle a PMD edge. */
+	span = self->size + 4 * pmdsize;
+	reserve = mmap(NULL, span, PROT_NONE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	ASSERT_NE(MAP_FAILED, reserve);
+	aligned = (char *)(((uintptr_t)reserve + 2 * pmdsize - 1) &
+			   ~(pmdsize - 1));
+	mem = fsize < pmdsize ? aligned + pmdsize - self->size / 2 : aligned;
+
+	switch (variant->kind) {
+	case K_ANON:
+		flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED;
+		break;
+	case K_SHMEM:
+		flags = MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED;
+		break;
+	default:
+		fd = memfd_create("mprotect_batch", MFD_CLOEXEC);
+		if (fd < 0 && errno == ENOSYS)
+			SKIP(return, "memfd_create: ENOSYS");
+		ASSERT_LE(0, fd);
+		self->memfd = fd;
+		ASSERT_EQ(0, ftruncate(fd, self->size));
+		flags = MAP_FIXED | (variant->kind == K_MEMFD_SHARED ?
+				     MAP_SHARED : MAP_PRIVATE);
+		if (variant->kind == K_MEMFD_PRIVATE) {
+			/* file content first: tag 0 */
+			char *buf = malloc(pagesize);
+
+			ASSERT_NE(NULL, buf);
+			for (i = 0; i < self->npages; i++) {
+				fill_page(buf, 0, i);
+				ASSERT_EQ((ssize_t)pagesize,
+					  pwrite(fd, buf, pagesize, i * pagesize));
+			}
+			free(buf);
+		}
+		break;
+	}
+	ASSERT_EQ(mem, mmap(mem, self->size, PROT_READ | PROT_WRITE, flags,
+			    fd, 0));
+	/* Drop the rest of the reservation so the VMA is exactly ours. */
+	ASSERT_EQ(0, munmap(reserve, mem - reserve));
+	ASSERT_EQ(0, munmap(mem + self->size,
+			    reserve + span - (mem + self->size)));
+	self->mem = mem;
+
+	self->pfn = calloc(self->npages, sizeof(*self->pfn));
+	self->tag = calloc(self->npages, sizeof(*self->tag));
+	self->prot = calloc(self->npages, sizeof(*self->prot));
+	self->flt = calloc(self->npages, sizeof(*self->flt));
+	ASSERT_NE(NULL, self->pfn);
+	ASSERT_NE(NULL, self->tag);
+	ASSERT_NE(NULL, self->prot);
+	ASSERT_NE(NULL, self->flt);
+
+	if (self->fpages > 1) {
+		if (madvise(mem, self->size, MADV_HUGEPAGE) && errno != EINVAL)
+			ASSERT_EQ(0, errno);
+	} else {
+		madvise(mem, self->size, MADV_NOHUGEPAGE);
+	}
+
+	/* Populate: one write per page allocates the folios. */
+	for (i = 0; i < self->npages; i++) {
+		fill_page(mem + i * pagesize, 1, i);
+		self->tag[i] = 1;
+		self->prot[i] = PROT_READ | PROT_WRITE;
+	}
+	/* Keep khugepaged and PMD re-mapping away from the region. */
+	madvise(mem, self->size, MADV_NOHUGEPAGE);
+
+	if (fsize == pmdsize && !variant->pmd_mapped) {
+		/* PTE-map the THPs: split the PMD mapping, not the folio. */
+		for (i = 0; i < self->size; i += pmdsize) {
+			ASSERT_EQ(0, mprotect(mem + i + pagesize, pagesize,
+					      PROT_READ));
+			ASSERT_EQ(0, mprotect(mem + i + pagesize, pagesize,
+					      PROT_READ | PROT_WRITE));
+		}
+		/* File PMDs are zapped on split: fault them back as PTEs. */
+		for (i = 0; i < self->npages; i++)
+			((volatile uint64_t *)(mem + i * pagesize))[0] =
+				pattern_word(1, i, 0);
+	}
+
+	if (check_folio_shape(mem, self->size, fsize, reason, sizeof(reason)))
+		SKIP(return, "did not get %lu kB folios (%s): %s",
+		     variant->folio_kb, kind_names[variant->kind], reason);
+	if (fsize == pmdsize) {
+		pmdkb = smaps_field(mem, variant->kind == K_ANON ?
+				    "AnonHugePages" : "ShmemPmdMapped");
+		if (variant->pmd_mapped && pmdkb != (long)(self->size / 1024))
+			SKIP(return, "THPs not PMD-mapped (%ld kB)", pmdkb);
+		if (!variant->pmd_mapped && pmdkb != 0)
+			SKIP(return, "THPs still PMD-mapped (%ld kB)", pmdkb);
+	}
+	if (variant->kind == K_MEMFD_PRIVATE) {
+		for (i = 0; i < self->npages; i++) {
+			uint64_t e = pagemap_one(mem + i * pagesize);
+
+			if (e & PM_FILE)
+				SKIP(return, "page %zu is not an anon COW page", i);
+		}
+	}
+	mb_refresh_pfns(self);
+	ksft_print_msg("%s, %zu kB folios%s: %zu pages at %p\n",
+		       kind_names[variant->kind], fsize / 1024,
+		       variant->pmd_mapped ? " (PMD-mapped)" : "",
+		       self->npages, mem);
+}
+
+FIXTURE_TEARDOWN(mb)
+{
+	if (self->mem)
+		munmap(self->mem, self->size);
+	if (self->memfd >= 0)
+		close(self->memfd);
+	free(self->pfn);
+	free(self->tag);
+	free(self->prot);
+	free(self->flt);
+}
+
+/* Region and folio geometry in pages */
+#define N	(self->npages)
+#define F	(self->fpages)
+
+/* ------------------------------------------------------------------ */
+/* 1. whole folios: RO, NONE, back to RW; no PMD split, no write fault */
+
+TEST_F_TIMEOUT(mb, mprotect_whole, 300)
+{
+	long rss0, thp0, rss1, thp1;
+	const char *thpf = variant->kind == K_ANON ? "AnonHugePages" :
+			   "ShmemPmdMapped";
+
+	rss0 = smaps_field(self->mem, "Rss");
+	thp0 = smaps_field(self->mem, thpf);
+	ASSERT_EQ(0, mb_verify(self, 0, N, VF_PFN | VF_CONTENT, "initial"));
+
+	ASSERT_EQ(0, mb_mprotect(self, 0, N, PROT_READ));
+	rss1 = smaps_field(self->mem, "Rss");
+	thp1 = smaps_field(self->mem, thpf);
+	EXPECT_EQ(rss0, rss1);
+	EXPECT_EQ(thp0, thp1);
+	ASSERT_EQ(0, mb_verify(self, 0, N, VF_ALL, "whole RO"));
+
+	ASSERT_EQ(0, mb_mprotect(self, 0, N, PROT_NONE));
+	ASSERT_EQ(0, mb_verify(self, 0, N, VF_ALL, "whole NONE"));
+	EXPECT_EQ(thp0, smaps_field(self->mem, thpf));
+
+	ASSERT_EQ(0, mb_mprotect(self, 0, N, PROT_READ | PROT_WRITE));
+	EXPECT_EQ(thp0, smaps_field(self->mem, thpf));
+	mb_write(self, 0, N, 2);
+	ASSERT_EQ(0, mb_faulted(self, 0, N, false, "whole NONE->RW write"));
+	ASSERT_EQ(0, mb_verify(self, 0, N, VF_ALL, "whole RW"));
+	EXPECT_EQ(rss0, smaps_field(self->mem, "Rss"));
+}
+
+/* ------------------------------------------------------------------ */
+/* 2. partial ranges: mid-folio, mid-64K, across the PMD boundary */
+
+TEST_F_TIMEOUT(mb, mprotect_partial, 300)
+{
+	size_t mid = N / 2;	/* a PMD boundary for every variant */
+	size_t s64 = 64 * 1024 / pagesize;
+	struct {
+		size_t lo, hi;
+		int prot;
+		const char *name;
+	} steps[] = {
+		{ F / 2 + 1, N - F / 2 - 1, PROT_READ, "RO mid-folio..mid-folio" },
+		{ 7, mid + 9, PROT_READ | PROT_WRITE, "RW mid-64K..past PMD" },
+		{ mid - 5, mid + 3, PROT_NONE, "NONE across PMD" },
+		{ s64 + 3, N - s64 - 5, PROT_READ, "RO mid-64K" },
+		{ mid - F / 2 - 1, mid + F + 1, PROT_READ | PROT_WRITE,
+		  "RW across PMD, mid-folio" },
+		{ 0, N, PROT_READ, "RO whole" },
+		{ 13, N - 11, PROT_READ | PROT_WRITE, "RW mid-folio" },
+		{ 0, N, PROT_READ | PROT_WRITE, "RW whole" },
+	};
+	unsigned int s;
+
+	for (s = 0; s < sizeof(steps) / sizeof(steps[0]); s++) {
+		size_t lo = steps[s].lo, hi = steps[s].hi;
+
+		if (hi > N)
+			hi = N;
+		if (lo >= hi)
+			continue;
+		ASSERT_EQ(0, mb_mprotect(self, lo, hi, steps[s].prot));
+		if (steps[s].prot & PROT_WRITE) {
+			mb_write(self, lo, hi, 10 + s);
+			if (!self->may_unmap)
+				ASSERT_EQ(0, mb_faulted(self, lo, hi, false,
+							steps[s].name));
+		}
+		ASSERT_EQ(0, mb_verify(self, 0, N, VF_ALL, steps[s].name));
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* 3. across VMAs: adjacent VMAs with different flags, split mid-folio */
+
+TEST_F_TIMEOUT(mb, mprotect_cross_vma, 300)
+{
+	size_t a = N / 4 + F / 2 + 3, b = N / 2 + F / 2 + 5, c = 3 * N / 4 + 1;
+
+	if (b > N - 1)
+		b = N - 1;
+	/* VMA 2 differs by VM_RAND_READ, VMA 3 by protection */
+	ASSERT_EQ(0, madvise(self->mem + a * pagesize, (b - a) * pagesize,
+			     MADV_RANDOM));
+	ASSERT_EQ(0, mb_mprotect(self, c, N, PROT_READ));
+	ASSERT_EQ(4, count_vmas(self->mem, self->size));
+
+	/* one mprotect spanning all four VMAs, starting/ending mid-folio */
+	ASSERT_EQ(0, mb_mprotect(self, F / 4 + 1, N - F / 4 - 1, PROT_READ));
+	ASSERT_EQ(0, mb_verify(self, 0, N, VF_ALL, "cross-VMA RO"));
+	ASSERT_EQ(0, mb_mprotect(self, F / 2 + 1, N - 2,
+				 PROT_READ | PROT_WRITE | PROT_EXEC));
+	ASSERT_EQ(0, mb_verify(self, 0, N, VF_ALL, "cross-VMA RWX"));
+	ASSERT_EQ(0, mb_mprotect(self, 0, N, PROT_READ | PROT_WRITE));
+	mb_write(self, 0, N, 3);
+	if (!self->may_unmap)
+		ASSERT_EQ(0, mb_faulted(self, 0, N, false, "cross-VMA RW"));
+	ASSERT_EQ(0, mb_verify(self, 0, N, VF_ALL, "cross-VMA RW"));
+
+	ASSERT_EQ(0, madvise(self->mem, self->size, MADV_NORMAL));
+	ASSERT_EQ(0, mb_verify(self, 0, N, VF_ALL, "after merge"));
+}
+
+/* ------------------------------------------------------------------ */
+/* 4. RO->RW on exclusive/dirty pages: writing takes no fault */
+
+TEST_F_TIMEOUT(mb, write_no_fault, 300)
+{
+	size_t lo = F / 2 + 1;
+
+	if (self->may_unmap)
+		lo = 0;	/* a partial range would zap the file PMD */
+	ASSERT_EQ(0, mb_mprotect(self, lo, N, PROT_READ));
+	ASSERT_EQ(0, mb_mprotect(self, lo, N, PROT_READ | PROT_WRITE));
+	mb_write(self, 0, N, 4);
+	ASSERT_EQ(0, mb_faulted(self, 0, N, false, "RO->RW write"));
+	ASSERT_EQ(0, mb_verify(self, 0, N, VF_ALL, "RO->RW"));
+	if (self->private) {
+		/* nobody else maps these pages: exclusive per pagemap */
+		uint64_t *pm = calloc(N, sizeof(*pm));
+		size_t i;
+		int errs = 0;
+
+		ASSERT_NE(NULL, pm);
+		ASSERT_EQ(0, pagemap_read(self->mem, N, pm));
+		for (i = 0; i < N; i++)
+			if (!(pm[i] & PM_MMAP_EXCLUSIVE)) {
+				LOG_ERR("page %zu not exclusive", i);
+				errs++;
+			}
+		free(pm);
+		ASSERT_EQ(0, errs);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* COW tests: child verifies its view after the parent wrote */
+
+struct child {
+	pid_t pid;
+	int to_child, from_child;
+};
+
+/* In the child: which pages it still maps and must see unchanged. */
+enum { C_SHARED = 1, C_DROPPED = 2, C_UNMAPPED = 0 };
+
+static int child_body(MB *self, const unsigned char *cmap, bool dontneed,
+		      int rd, int wr)
+{
+	char c = 0;
+	size_t i;
+	int bad = 0;
+
+	/* the inherited fd still reads the parent's pagemap */
+	close(pagemap_fd);
+	pagemap_fd = -1;
+	if (pagemap_open())
+		return 13;
+	if (dontneed) {
+		for (i = 0; i < N; i++)
+			if (cmap[i] == C_DROPPED &&
+			    madvise(self->mem + i * pagesize, pagesize,
+				    MADV_DONTNEED))
+				return 10;
+	}
+	if (write(wr, &c, 1) != 1)
+		return 11;
+	if (read(rd, &c, 1) != 1)
+		return 12;
+	for (i = 0; i < N; i++) {
+		const char *p = self->mem + i * pagesize;
+		uint64_t e;
+
+		if (cmap[i] == C_SHARED) {
+			if (check_page(p, 1, i) >= 0) {
+				if (bad++ < MAX_LOG)
+					ksft_print_msg("child: page %zu changed under the child: %#llx\n",
+						       i, (unsigned long long)*(uint64_t *)p);
+			}
+			e = pagemap_one(p);
+			if ((e & PM_PRESENT) &&
+			    (e & PM_PFN_MASK) != self->pfn[i]) {
+				if (bad++ < MAX_LOG)
+					ksft_print_msg("child: page %zu pfn moved\n", i);
+			}
+		} else if (cmap[i] == C_DROPPED) {
+			/* anon: zero-fill; private file: the file's content */
+			bool ok = self->memfd < 0 ? page_is_zero(p) :
+				  check_page(p, 0, i) < 0;
+
+			if (!ok && bad++ < MAX_LOG)
+				ksft_print_msg("child: dropped page %zu neither zero-filled nor file content\n",
+					       i);
+		}
+	}
+	return bad ? 1 : 0;
+}
+
+static int start_child(MB *self, struct child *ch, const unsigned char *cmap,
+		       bool dontneed)
+{
+	int p2c[2], c2p[2];
+	char c;
+
+	if (pipe(p2c) || pipe(c2p))
+		return -1;
+	ch->pid = fork();
+	if (ch->pid < 0)
+		return -1;
+	if (ch->pid == 0) {
+		close(p2c[1]);
+		close(c2p[0]);
+		_exit(child_body(self, cmap, dontneed, p2c[0], c2p[1]));
+	}
+	close(p2c[0]);
+	close(c2p[1]);
+	ch->to_child = p2c[1];
+	ch->from_child = c2p[0];
+	/* wait until the child has done its setup */
+	if (read(ch->from_child, &c, 1) != 1)
+		return -1;
+	return 0;
+}
+
+/* returns the child's exit code, or -1 */
+static int finish_child(struct child *ch)
+{
+	char c = 0;
+	int st;
+
+	if (write(ch->to_child, &c, 1) != 1)
+		return -1;
+	if (waitpid(ch->pid, &st, 0) != ch->pid)
+		return -1;
+	close(ch->to_child);
+	close(ch->from_child);
+	if (!WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+/* Check per page: shared -> faulted + new PFN; exclusive -> no fault, same */
+static int check_cow_writes(MB *self, size_t lo, size_t hi,
+			    const unsigned char *shared,
+			    const unsigned char *excl, const char *step)
+{
+	uint64_t *pm = calloc(N, sizeof(*pm));
+	int errs = 0;
+	size_t i;
+
+	if (!pm || pagemap_read(self->mem, N, pm)) {
+		free(pm);
+		return 1;
+	}
+	for (i = lo; i < hi; i++) {
+		uint64_t pfn = pm[i] & PM_PFN_MASK;
+
+		if (!(pm[i] & PM_PRESENT)) {
+			LOG_ERR("%s: page %zu not present after write", step, i);
+			errs++;
+			continue;
+		}
+		if (shared[i]) {
+			if (self->flt[i] < 1 || pfn == self->pfn[i]) {
+				LOG_ERR("%s: child-shared page %zu: %ld faults, pfn %s: write reached the shared page",
+					step, i, self->flt[i],
+					pfn == self->pfn[i] ? "unchanged" : "changed");
+				errs++;
+			}
+		} else if (excl && excl[i]) {
+			if (self->flt[i] != 0 || pfn != self->pfn[i]) {
+				LOG_ERR("%s: exclusive page %zu: %ld faults, pfn %s",
+					step, i, self->flt[i],
+					pfn == self->pfn[i] ? "unchanged" : "changed");
+				errs++;
+			}
+		}
+	}
+	free(pm);
+	return errs;
+}
+
+TEST_F_TIMEOUT(mb, cow_fork, 300)
+{
+	unsigned char *cmap, *shared;
+	size_t lo = F / 4 + 1, hi = N - F / 4 - 1, i;
+	struct child ch;
+	uint64_t *pm;
+
+	if (!self->private)
+		SKIP(return, "MAP_SHARED: no COW");
+	cmap = calloc(N, 1);
+	shared = calloc(N, 1);
+	pm = calloc(N, sizeof(*pm));
+	ASSERT_NE(NULL, cmap);
+	ASSERT_NE(NULL, shared);
+	ASSERT_NE(NULL, pm);
+	memset(cmap, C_SHARED, N);
+	memset(shared, 1, N);
+	ASSERT_EQ(0, start_child(self, &ch, cmap, false));
+
+	/* all pages are mapped by the child too: none is exclusive */
+	ASSERT_EQ(0, pagemap_read(self->mem, N, pm));
+	for (i = 0; i < N; i++)
+		EXPECT_FALSE(!!(pm[i] & PM_MMAP_EXCLUSIVE));
+
+	ASSERT_EQ(0, mb_mprotect(self, 0, N, PROT_READ));
+	ASSERT_EQ(0, mb_mprotect(self, lo, hi, PROT_READ | PROT_WRITE));
+	ASSERT_EQ(0, mb_verify(self, 0, N, VF_ALL & ~VF_PROT, "fork RO->RW"));
+	mb_write(self, lo, hi, 5);
+	EXPECT_EQ(0, check_cow_writes(self, lo, hi, shared, NULL,
+				      "fork RO->RW"));
+	mb_refresh_pfns(self);
+	ASSERT_EQ(0, mb_verify(self, 0, N, VF_ALL, "parent after COW"));
+	ASSERT_EQ(0, finish_child(&ch));
+	free(cmap);
+	free(shared);
+	free(pm);
+}
+
+/*
+ * Folios whose pages differ in PageAnonExclusive in one VMA: mark parts
+ * of each folio MADV_DONTFORK, fork (those parts stay exclusive, the rest
+ * becomes COW-shared with the child), MADV_DOFORK again to merge the VMAs.
+ * Even folios: first half exclusive, odd folios: second half exclusive.
+ */
+static int make_mixed(MB *self, unsigned char *excl, unsigned char *cmap)
+{
+	size_t i, run;
+
+	for (i = 0; i < N; i++) {
+		if (F == 1)
+			excl[i] = i % 2;
+		else if ((i / F) % 2 == 0)
+			excl[i] = i % F < F / 2;
+		else
+			excl[i] = i % F >= F / 2;
+		cmap[i] = excl[i] ? C_UNMAPPED : C_SHARED;
+	}
+	for (i = 0; i < N; i += run) {
+		for (run = 1; i + run < N && excl[i + run] == excl[i]; run++)
+			;
+		if (excl[i] && madvise(self->mem + i * pagesize,
+				       run * pagesize, MADV_DONTFORK))
+			return -1;
+	}
+	return 0;
+}
+
+static void cow_mixed(struct __test_metadata *_metadata, MB *self,
+		      int first_prot, bool keep_write)
+{
+	unsigned char *excl, *cmap;
+	size_t lo = F / 4, hi = N - F / 4, i;
+	struct child ch;
+	uint64_t *pm;
+
+	if (!self->private)
+		SKIP(return, "MAP_SHARED: no COW");
+	excl = calloc(N, 1);
+	cmap = calloc(N, 1);
+	pm = calloc(N, sizeof(*pm));
+	ASSERT_NE(NULL, excl);
+	ASSERT_NE(NULL, cmap);
+	ASSERT_NE(NULL, pm);
+	ASSERT_EQ(0, make_mixed(self, excl, cmap));
+	ASSERT_EQ(0, start_child(self, &ch, cmap, false));
+	ASSERT_EQ(0, madvise(self->mem, self->size, MADV_DOFORK));
+	if (count_vmas(self->mem, self->size) != 1)
+		ksft_print_msg("note: VMAs did not merge after MADV_DOFORK (%d)\n",
+			       count_vmas(self->mem, self->size));
+
+	/* pages the child maps must not be reported exclusive */
+	ASSERT_EQ(0, pagemap_read(self->mem, N, pm));
+	for (i = 0; i < N; i++)
+		if (!excl[i])
+			EXPECT_FALSE(!!(pm[i] & PM_MMAP_EXCLUSIVE));
+
+	if (keep_write) {
+		/* write permission stays: exclusive PTEs are still writable */
+		ASSERT_EQ(0, mb_mprotect(self, lo, hi, first_prot));
+	} else {
+		ASSERT_EQ(0, mb_mprotect(self, lo + 1, hi - 1, first_prot));
+		ASSERT_EQ(0, mb_mprotect(self, lo, hi, PROT_READ | PROT_WRITE));
+	}
+	ASSERT_EQ(0, mb_verify(self, 0, N, VF_PFN | VF_CONTENT, "mixed"));
+	mb_write(self, 0, N, 6);
+	EXPECT_EQ(0, check_cow_writes(self, 0, N, cmap, excl, "mixed"));
+	mb_refresh_pfns(self);
+	ASSERT_EQ(0, mb_verify(self, 0, N, VF_ALL & ~VF_PROT, "parent after"));
+	ASSERT_EQ(0, finish_child(&ch));
+	free(excl);
+	free(cmap);
+	free(pm);
+}
+
+/* RO -> RW starting mid-folio at an exclusive page followed by shared ones */
+TEST_F_TIMEOUT(mb, cow_mixed_ro_rw, 300)
+{
+	cow_mixed(_metadata, self, PROT_READ, false);
+}
+
+/* PROT_NONE -> RW over mixed folios */
+TEST_F_TIMEOUT(mb, cow_mixed_none_rw, 300)
+{
+	cow_mixed(_metadata, self, PROT_NONE, false);
+}
+
+/* RW -> RWX: batch mixes writable (exclusive) and COW (read-only) PTEs */
+TEST_F_TIMEOUT(mb, cow_mixed_rwx, 300)
+{
+	cow_mixed(_metadata, self, PROT_READ | PROT_WRITE | PROT_EXEC, true);
+}
+
+/*
+ * Child drops the second half of each folio; parent COW-breaks one page
+ * per folio before mprotect; parent RO -> RW from mid-folio, writes all.
+ */
+TEST_F_TIMEOUT(mb, cow_child_dontneed, 300)
+{
+	unsigned char *cmap, *shared, *excl;
+	size_t lo = F / 4, hi = N - F / 4, i;
+	struct child ch;
+
+	if (!self->private)
+		SKIP(return, "MAP_SHARED: no COW");
+	cmap = calloc(N, 1);
+	shared = calloc(N, 1);
+	excl = calloc(N, 1);
+	ASSERT_NE(NULL, cmap);
+	ASSERT_NE(NULL, shared);
+	ASSERT_NE(NULL, excl);
+	for (i = 0; i < N; i++) {
+		bool drop = F > 1 ? i % F >= F / 2 : i % 2 == 1;
+
+		cmap[i] = drop ? C_DROPPED : C_SHARED;
+	}
+	ASSERT_EQ(0, start_child(self, &ch, cmap, true));
+
+	/* parent unshares one still-shared page per folio before mprotect */
+	for (i = 0; i < N; i++) {
+		bool pw = F > 1 ? i % F == F / 2 - 1 : i % 4 == 2;
+
+		if (!pw)
+			continue;
+		fill_page(self->mem + i * pagesize, 7, i);
+		self->tag[i] = 7;
+		excl[i] = 1;
+	}
+	mb_refresh_pfns(self);
+	for (i = 0; i < N; i++) {
+		shared[i] = cmap[i] == C_SHARED && !excl[i];
+		if (excl[i]) {
+			uint64_t e = pagemap_one(self->mem + i * pagesize);
+
+			/* the COW copy is ours alone */
+			EXPECT_TRUE(!!(e & PM_MMAP_EXCLUSIVE));
+		}
+	}
+
+	ASSERT_EQ(0, mb_mprotect(self, lo + 1, hi - 1, PROT_READ));
+	ASSERT_EQ(0, mb_mprotect(self, lo, hi, PROT_READ | PROT_WRITE));
+	ASSERT_EQ(0, mb_verify(self, 0, N, VF_PFN | VF_CONTENT, "dontneed"));
+	mb_write(self, 0, N, 8);
+	EXPECT_EQ(0, check_cow_writes(self, 0, N, shared, excl, "dontneed"));
+	mb_refresh_pfns(self);
+	ASSERT_EQ(0, mb_verify(self, 0, N, VF_ALL, "parent after"));
+	ASSERT_EQ(0, finish_child(&ch));
+	free(cmap);
+	free(shared);
+	free(excl);
+}
+
+/* ------------------------------------------------------------------ */
+/* lazyfree: a rewritten page must keep its dirty bit across mprotect */
+
+TEST_F_TIMEOUT(mb, lazyfree_dirty, 300)
+{
+	size_t half = N / 2, i, discarded = 0, kept_ctrl = 0;
+	unsigned char *rw;
+	int errs = 0;
+
+	if (variant->kind != K_ANON)
+		SKIP(return, "MADV_FREE only works on private anon memory");
+	rw = calloc(N, 1);
+	ASSERT_NE(NULL, rw);
+	if (madvise(self->mem, self->size, MADV_FREE)) {
+		if (errno == EINVAL || errno == ENOSYS)
+			SKIP(return, "MADV_FREE: %s", strerror(errno));
+		ASSERT_EQ(0, errno);
+	}
+	/* rewrite one page per folio (not the first) in the first half */
+	for (i = 0; i < half; i++) {
+		rw[i] = F > 1 ? i % F == F / 2 + 1 || i % F == F - 1 :
+				i % 4 == 1;
+		if (rw[i]) {
+			fill_page(self->mem + i * pagesize, 9, i);
+			self->tag[i] = 9;
+		}
+	}
+	ASSERT_EQ(0, mb_mprotect(self, 1, N - 1, PROT_READ));
+	ASSERT_EQ(0, mb_mprotect(self, 0, N, PROT_READ | PROT_WRITE));
+	if (madvise(self->mem, self->size, MADV_PAGEOUT)) {
+		if (errno == EINVAL || errno == ENOSYS)
+			SKIP(return, "MADV_PAGEOUT: %s", strerror(errno));
+		ASSERT_EQ(0, errno);
+	}
+	/* control half: lazyfree and clean, so it must have been discarded */
+	for (i = half; i < N; i++) {
+		uint64_t e = pagemap_one(self->mem + i * pagesize);
+		const char *p = self->mem + i * pagesize;
+
+		if (!(e & (PM_PRESENT | PM_SWAP)))
+			discarded++;
+		if (page_is_zero(p))
+			continue;
+		if (check_page(p, 1, i) >= 0) {
+			LOG_ERR("control page %zu neither zero nor original", i);
+			errs++;
+		} else {
+			kept_ctrl++;
+		}
+	}
+	ksft_print_msg("control: %zu/%zu pages discarded, %zu kept\n",
+		       discarded, N - half, kept_ctrl);
+	ASSERT_EQ(0, errs);
+	if (kept_ctrl == N - half)
+		SKIP(return, "reclaim did not discard any clean lazyfree page");
+	for (i = 0; i < half; i++) {
+		const char *p = self->mem + i * pagesize;
+
+		if (rw[i]) {
+			if (check_page(p, 9, i) >= 0) {
+				LOG_ERR("rewritten page %zu lost its data (%s)", i,
+					page_is_zero(p) ? "zero" : "garbage");
+				errs++;
+			}
+		} else if (!page_is_zero(p) && check_page(p, 1, i) >= 0) {
+			LOG_ERR("page %zu neither zero nor original", i);
+			errs++;
+		}
+	}
+	ASSERT_EQ(0, errs);
+	free(rw);
+}
+
+/* ------------------------------------------------------------------ */
+/* uffd-wp: protected pages stay protected across mprotect */
+
+struct uffd_ctx {
+	int uffd;
+	char *mem;
+	size_t npages;
+	int *hits;
+	volatile bool stop;
+	int errors;
+};
+
+static void *uffd_handler(void *arg)
+{
+	struct uffd_ctx *u = arg;
+	struct pollfd pfd = { .fd = u->uffd, .events = POLLIN };
+	struct uffd_msg msg;
+
+	while (!u->stop) {
+		int r = poll(&pfd, 1, 50);
+
+		if (r <= 0)
+			continue;
+		if (read(u->uffd, &msg, sizeof(msg)) != sizeof(msg))
+			continue;
+		if (msg.event == UFFD_EVENT_PAGEFAULT) {
+			uintptr_t a = msg.arg.pagefault.address & ~(pagesize - 1);
+			struct uffdio_writeprotect wp = {
+				.range = { .start = a, .len = pagesize },
+				.mode = 0,
+			};
+			size_t idx = (a - (uintptr_t)u->mem) / pagesize;
+
+			if (idx < u->npages &&
+			    (msg.arg.pagefault.flags & UFFD_PAGEFAULT_FLAG_WP))
+				u->hits[idx]++;
+			else
+				u->errors++;
+			if (ioctl(u->uffd, UFFDIO_WRITEPROTECT, &wp))
+				u->errors++;
+		}
+	}
+	return NULL;
+}
+
+TEST_F_TIMEOUT(mb, uffd_wp, 300)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg;
+	struct uffd_ctx u = { 0 };
+	size_t lo = F / 4, hi = N - F / 4, i, run;
+	unsigned char *wp;
+	uint64_t *pm;
+	pthread_t th;
+	__u64 want = 0;
+	int errs = 0;
+
+	u.uffd = syscall(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (u.uffd < 0)
+		SKIP(return, "userfaultfd: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(u.uffd, UFFDIO_API, &api));
+	close(u.uffd);
+	if (variant->kind != K_ANON) {
+		if (!(api.features & UFFD_FEATURE_WP_HUGETLBFS_SHMEM))
+			SKIP(return, "no uffd-wp on shmem");
+		want |= UFFD_FEATURE_WP_HUGETLBFS_SHMEM;
+	}
+	u.uffd = syscall(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	ASSERT_LE(0, u.uffd);
+	api.api = UFFD_API;
+	api.features = want;
+	ASSERT_EQ(0, ioctl(u.uffd, UFFDIO_API, &api));
+	memset(&reg, 0, sizeof(reg));
+	reg.range.start = (uintptr_t)self->mem;
+	reg.range.len = self->size;
+	reg.mode = UFFDIO_REGISTER_MODE_WP;
+	if (ioctl(u.uffd, UFFDIO_REGISTER, &reg))
+		SKIP(return, "UFFDIO_REGISTER(WP): %s", strerror(errno));
+	if (!(reg.ioctls & (1ULL << _UFFDIO_WRITEPROTECT)))
+		SKIP(return, "no UFFDIO_WRITEPROTECT for this memory");
+
+	wp = calloc(N, 1);
+	pm = calloc(N, sizeof(*pm));
+	u.hits = calloc(N, sizeof(int));
+	ASSERT_NE(NULL, wp);
+	ASSERT_NE(NULL, pm);
+	ASSERT_NE(NULL, u.hits);
+	for (i = 0; i < N; i++) {
+		if (F == 1)
+			wp[i] = i % 3 == 1;
+		else if ((i / F) % 2 == 0)
+			wp[i] = i % F >= F / 2;	/* unprotected, then protected */
+		else
+			wp[i] = i % F < F / 2 + 1;
+	}
+	for (i = 0; i < N; i += run) {
+		struct uffdio_writeprotect w;
+
+		for (run = 1; i + run < N && wp[i + run] == wp[i]; run++)
+			;
+		if (!wp[i])
+			continue;
+		w.range.start = (uintptr_t)self->mem + i * pagesize;
+		w.range.len = run * pagesize;
+		w.mode = UFFDIO_WRITEPROTECT_MODE_WP;
+		ASSERT_EQ(0, ioctl(u.uffd, UFFDIO_WRITEPROTECT, &w));
+	}
+	ASSERT_EQ(0, pagemap_read(self->mem, N, pm));
+	for (i = 0; i < N; i++)
+		if (!!(pm[i] & PM_UFFD_WP) != wp[i]) {
+			LOG_ERR("before mprotect: page %zu uffd-wp=%d, expected %d",
+				i, !!(pm[i] & PM_UFFD_WP), wp[i]);
+			errs++;
+		}
+	ASSERT_EQ(0, errs);
+
+	ASSERT_EQ(0, mb_mprotect(self, lo + 1, hi - 1, PROT_READ));
+	ASSERT_EQ(0, mb_mprotect(self, lo, hi, PROT_READ | PROT_WRITE));
+	ASSERT_EQ(0, mb_verify(self, 0, N, VF_PFN | VF_CONTENT, "uffd-wp"));
+	ASSERT_EQ(0, pagemap_read(self->mem, N, pm));
+	for (i = 0; i < N; i++)
+		if (!!(pm[i] & PM_UFFD_WP) != wp[i]) {
+			LOG_ERR("after mprotect: page %zu uffd-wp=%d, expected %d",
+				i, !!(pm[i] & PM_UFFD_WP), wp[i]);
+			errs++;
+		}
+	ASSERT_EQ(0, errs);
+
+	u.mem = self->mem;
+	u.npages = N;
+	ASSERT_EQ(0, pthread_create(&th, NULL, uffd_handler, &u));
+	mb_write(self, 0, N, 11);
+	u.stop = true;
+	pthread_join(th, NULL);
+	ASSERT_EQ(0, u.errors);
+	for (i = 0; i < N; i++) {
+		if (u.hits[i] != wp[i]) {
+			LOG_ERR("page %zu: %d uffd-wp faults, expected %d",
+				i, u.hits[i], wp[i]);
+			errs++;
+		}
+		/* exclusive anon pages without uffd-wp: made writable */
+		if (!wp[i] && self->private && self->flt[i] != 0) {
+			LOG_ERR("page %zu (not wp) took %ld faults",
+				i, self->flt[i]);
+			errs++;
+		}
+	}
+	ASSERT_EQ(0, errs);
+	ASSERT_EQ(0, pagemap_read(self->mem, N, pm));
+	for (i = 0; i < N; i++)
+		EXPECT_FALSE(!!(pm[i] & PM_UFFD_WP));
+	ASSERT_EQ(0, mb_verify(self, 0, N, VF_ALL, "after wp faults"));
+	close(u.uffd);
+	free(wp);
+	free(pm);
+	free(u.hits);
+}
+
+/* ------------------------------------------------------------------ */
+/* soft-dirty (x86): bits must match what was written after the clear */
+
+static bool hash_sel(size_t i, unsigned int salt)
+{
+	uint32_t h = (uint32_t)(i * 2654435761u) ^ (salt * 0x9e3779b9u);
+
+	h ^= h >> 13;
+	h *= 0x5bd1e995u;
+	h ^= h >> 15;
+	return h % 3 == 0;
+}
+
+TEST_F_TIMEOUT(mb, softdirty, 300)
+{
+	size_t lo = F / 4, hi = N - F / 4, i, blk;
+	unsigned char *w1, *w2, *blockw;
+	uint64_t *pm;
+	int errs = 0;
+	int fd;
+
+#ifndef __x86_64__
+	SKIP(return, "soft-dirty is x86-only here");
+#endif
+	if (self->may_unmap)
+		SKIP(return, "file PMD split zaps PTEs; covered by the _pte variant");
+	w1 = calloc(N, 1);
+	w2 = calloc(N, 1);
+	blockw = calloc(N / F + 1, 1);
+	pm = calloc(N, sizeof(*pm));
+	ASSERT_NE(NULL, w1);
+	ASSERT_NE(NULL, w2);
+	ASSERT_NE(NULL, blockw);
+	ASSERT_NE(NULL, pm);
+
+	/* a new VMA is all soft-dirty (VM_SOFTDIRTY) if the kernel tracks it */
+	ASSERT_EQ(0, pagemap_read(self->mem, N, pm));
+	for (i = 0; i < N; i++)
+		if (!(pm[i] & PM_SOFT_DIRTY))
+			SKIP(return, "no soft-dirty tracking (CONFIG_MEM_SOFT_DIRTY off)");
+	fd = open("/proc/self/clear_refs", O_WRONLY);
+	if (fd < 0)
+		SKIP(return, "no /proc/self/clear_refs");
+	if (write(fd, "4", 1) != 1)
+		SKIP(return, "clear_refs 4: %s", strerror(errno));
+	close(fd);
+	ASSERT_EQ(0, pagemap_read(self->mem, N, pm));
+	for (i = 0; i < N; i++)
+		if (pm[i] & PM_SOFT_DIRTY)
+			SKIP(return, "soft-dirty not cleared by clear_refs");
+
+	for (i = 0; i < N; i++) {
+		w1[i] = hash_sel(i, 1);
+		w2[i] = hash_sel(i, 2);
+	}
+	for (i = 0; i < N; i++) {
+		self->flt[i] = -1;
+		if (w1[i]) {
+			long f0 = minflt();
+
+			fill_page(self->mem + i * pagesize, 12, i);
+			self->flt[i] = minflt() - f0;
+			self->tag[i] = 12;
+			blockw[i / F] = 1;
+		}
+	}
+	if (!variant->pmd_mapped)
+		ASSERT_EQ(0, mb_faulted(self, 0, N, true, "soft-dirty W1"));
+
+	ASSERT_EQ(0, mb_mprotect(self, lo + 1, hi - 1, PROT_READ));
+	ASSERT_EQ(0, mb_mprotect(self, lo, hi, PROT_READ | PROT_WRITE));
+	ASSERT_EQ(0, pagemap_read(self->mem, N, pm));
+	for (i = 0; i < N; i++) {
+		/* a write through a PMD mapping dirties the whole PMD */
+		bool expect = w1[i] || (variant->pmd_mapped && blockw[i / F]);
+
+		if (!!(pm[i] & PM_SOFT_DIRTY) != expect) {
+			LOG_ERR("after mprotect: page %zu soft-dirty=%d, expected %d",
+				i, !!(pm[i] & PM_SOFT_DIRTY), expect);
+			errs++;
+		}
+	}
+	ASSERT_EQ(0, errs);
+
+	for (i = 0; i < N; i++) {
+		self->flt[i] = -1;
+		if (w2[i]) {
+			long f0 = minflt();
+
+			fill_page(self->mem + i * pagesize, 13, i);
+			self->flt[i] = minflt() - f0;
+			self->tag[i] = 13;
+		}
+	}
+	for (i = 0, blk = 0; i < N; i++) {
+		bool was_sd = w1[i] || (variant->pmd_mapped && blockw[i / F]);
+
+		if (!w2[i])
+			continue;
+		/* a clean PTE must not have been made writable */
+		if (!was_sd && self->flt[i] < 1) {
+			LOG_ERR("page %zu: write without fault on a non-soft-dirty page",
+				i);
+			errs++;
+		}
+		if (w1[i] && !variant->pmd_mapped && self->flt[i] != 0)
+			blk++;
+	}
+	if (blk)
+		ksft_print_msg("note: %zu soft-dirty pages still took a write fault\n",
+			       blk);
+	ASSERT_EQ(0, pagemap_read(self->mem, N, pm));
+	for (i = 0; i < N; i++) {
+		bool expect = w1[i] || w2[i] ||
+			      (variant->pmd_mapped && blockw[i / F]);
+
+		if (!!(pm[i] & PM_SOFT_DIRTY) != expect) {
+			LOG_ERR("after writes: page %zu soft-dirty=%d, expected %d",
+				i, !!(pm[i] & PM_SOFT_DIRTY), expect);
+			errs++;
+		}
+	}
+	ASSERT_EQ(0, errs);
+	ASSERT_EQ(0, mb_verify(self, 0, N, VF_ALL, "soft-dirty"));
+	free(w1);
+	free(w2);
+	free(blockw);
+	free(pm);
+}
+
+/* ------------------------------------------------------------------ */
+/* NUMA hinting: prot_numa changes over large folios keep data intact */
+
+static int cpus_of_node(int node, cpu_set_t *set)
+{
+	char path[96], buf[256], *p;
+	int a, b, c;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/cpulist",
+		 node);
+	if (read_file(path, buf, sizeof(buf)))
+		return -1;
+	CPU_ZERO(set);
+	for (p = buf; *p && *p != '\n';) {
+		if (sscanf(p, "%d-%d", &a, &b) != 2) {
+			if (sscanf(p, "%d", &a) != 1)
+				break;
+			b = a;
+		}
+		for (c = a; c <= b; c++)
+			CPU_SET(c, set);
+		p = strchr(p, ',');
+		if (!p)
+			break;
+		p++;
+	}
+	return CPU_COUNT(set) ? 0 : -1;
+}
+
+static void set_numa_scan_fast(void)
+{
+	static const char * const dirs[] = {
+		"/sys/kernel/debug/sched/numa_balancing/",
+		"/proc/sys/kernel/numa_balancing_",
+	};
+	char path[128];
+	unsigned int d;
+
+	for (d = 0; d < 2; d++) {
+		snprintf(path, sizeof(path), "%sscan_delay_ms", dirs[d]);
+		write_file(path, "0");
+		snprintf(path, sizeof(path), "%sscan_period_min_ms", dirs[d]);
+		write_file(path, "10");
+		snprintf(path, sizeof(path), "%sscan_period_max_ms", dirs[d]);
+		write_file(path, "100");
+		snprintf(path, sizeof(path), "%sscan_size_mb", dirs[d]);
+		write_file(path, "256");
+	}
+}
+
+TEST_F_TIMEOUT(mb, numa_hinting, 600)
+{
+	unsigned long node1 = 1UL << 1;
+	long long u0, h0, u1 = 0, h1 = 0;
+	size_t lo = F / 4, hi = N - F / 4, i;
+	struct timespec t0, t;
+	char reason[160];
+	cpu_set_t cpus;
+	int iter = 0;
+	long r;
+
+	if (numa_nodes_with_memory() < 2)
+		SKIP(return, "needs 2 NUMA nodes with memory");
+	if (access("/proc/sys/kernel/numa_balancing", F_OK))
+		SKIP(return, "no CONFIG_NUMA_BALANCING");
+	if (cpus_of_node(0, &cpus))
+		SKIP(return, "node 0 has no CPUs");
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(cpus), &cpus));
+
+	/* move the folios to node 1 with a policy NUMA balancing scans */
+	r = syscall(__NR_mbind, self->mem, self->size,
+		    MPOL_BIND | MPOL_F_NUMA_BALANCING, &node1,
+		    sizeof(node1) * 8, MPOL_MF_MOVE | MPOL_MF_STRICT);
+	if (r && (errno == ENOSYS || errno == EINVAL))
+		SKIP(return, "mbind(MPOL_BIND|MPOL_F_NUMA_BALANCING): %s",
+		     strerror(errno));
+	ASSERT_EQ(0, r);
+	if (check_folio_shape(self->mem, self->size, F * pagesize, reason,
+			      sizeof(reason)))
+		SKIP(return, "folios split by migration to node 1: %s", reason);
+	mb_refresh_pfns(self);
+	ASSERT_EQ(0, mb_verify(self, 0, N, VF_ALL, "on node 1"));
+
+	ASSERT_EQ(0, write_file("/proc/sys/kernel/numa_balancing", "1"));
+	set_numa_scan_fast();
+	u0 = vmstat_get("numa_pte_updates");
+	h0 = vmstat_get("numa_huge_pte_updates");
+	if (u0 < 0)
+		SKIP(return, "no numa_pte_updates in /proc/vmstat");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		volatile uint64_t *q;
+
+		/* touch every page, with mprotect cycles from mid-folio */
+		for (i = 0; i < N; i++) {
+			q = (volatile uint64_t *)(self->mem + i * pagesize);
+			q[0] = pattern_word(self->tag[i], i, 0);
+		}
+		if (iter % 2 == 0) {
+			ASSERT_EQ(0, mb_mprotect(self, lo + 1, hi - 1,
+						 PROT_READ));
+			ASSERT_EQ(0, mb_verify(self, 0, N,
+					       VF_CONTENT | VF_PROT, "numa RO"));
+			ASSERT_EQ(0, mb_mprotect(self, lo, hi,
+						 PROT_READ | PROT_WRITE));
+		}
+		iter++;
+		u1 = vmstat_get("numa_pte_updates");
+		h1 = vmstat_get("numa_huge_pte_updates");
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((u1 > u0 || h1 > h0) && iter >= 4)
+			break;
+		if (t.tv_sec - t0.tv_sec > 120)
+			break;
+	}
+	write_file("/proc/sys/kernel/numa_balancing", "0");
+	ksft_print_msg("%d iterations: numa_pte_updates +%lld, numa_huge_pte_updates +%lld, hint faults %lld\n",
+		       iter, u1 - u0, h1 - h0, vmstat_get("numa_hint_faults"));
+	EXPECT_TRUE(u1 > u0 || h1 > h0);
+	mb_write(self, 0, N, 14);
+	ASSERT_EQ(0, mb_verify(self, 0, N, VF_CONTENT | VF_PROT, "numa end"));
+}
+
+TEST_HARNESS_MAIN
