@@ -71,7 +71,7 @@ static struct knob saved_knobs[MAX_KNOBS];
 static int nr_saved_knobs;
 static pid_t knob_owner;
 
-static int read_file(const char *path, char *buf, size_t len)
+static inline int read_file(const char *path, char *buf, size_t len)
 {
 	ssize_t n;
 	int fd;
@@ -87,7 +87,7 @@ static int read_file(const char *path, char *buf, size_t len)
 	return 0;
 }
 
-static int write_file(const char *path, const char *val)
+static inline int write_file(const char *path, const char *val)
 {
 	ssize_t n;
 	int fd;
@@ -103,7 +103,7 @@ static int write_file(const char *path, const char *val)
 }
 
 /* "always [madvise] never" -> "madvise"; plain "42\n" -> "42" */
-static void knob_current(const char *raw, char *out, size_t len)
+static inline void knob_current(const char *raw, char *out, size_t len)
 {
 	const char *l = strchr(raw, '['), *r;
 
@@ -119,7 +119,7 @@ static void knob_current(const char *raw, char *out, size_t len)
 	out[strcspn(out, "\n")] = '\0';
 }
 
-static void knob_save(const char *path)
+static inline void knob_save(const char *path)
 {
 	char raw[256];
 	int i;
@@ -136,7 +136,7 @@ static void knob_save(const char *path)
 	nr_saved_knobs++;
 }
 
-static void knobs_restore(void)
+static inline void knobs_restore(void)
 {
 	int i;
 
@@ -150,7 +150,7 @@ static void knobs_restore(void)
 static int thp_sizes_kb[32];
 static int nr_thp_sizes;
 
-static void knobs_save_all(void)
+static inline void knobs_save_all(void)
 {
 	static const char * const fixed[] = {
 		THP_DIR "/enabled",
@@ -191,7 +191,7 @@ static void knobs_save_all(void)
 	atexit(knobs_restore);
 }
 
-static void util_init(void)
+static inline void util_init(void)
 {
 	char buf[64];
 
@@ -208,7 +208,7 @@ static void util_init(void)
  * folios of @kb kB (kb == pagesize/1024: no large folios at all).
  * Returns 0 or a negative errno; *why describes the failure.
  */
-static int thp_configure(unsigned long kb, bool shmem, const char **why)
+static inline int thp_configure(unsigned long kb, bool shmem, const char **why)
 {
 	unsigned long pmd_kb = pmdsize / 1024;
 	char path[160];
@@ -273,7 +273,7 @@ static int thp_configure(unsigned long kb, bool shmem, const char **why)
 static int pagemap_fd = -1;
 static int kpageflags_fd = -1;
 
-static int pagemap_open(void)
+static inline int pagemap_open(void)
 {
 	if (pagemap_fd < 0)
 		pagemap_fd = open("/proc/self/pagemap", O_RDONLY);
@@ -283,7 +283,7 @@ static int pagemap_open(void)
 }
 
 /* Read pagemap entries for @n pages starting at @addr into @out. */
-static int pagemap_read(const void *addr, size_t n, uint64_t *out)
+static inline int pagemap_read(const void *addr, size_t n, uint64_t *out)
 {
 	off_t off = (uintptr_t)addr / pagesize * sizeof(uint64_t);
 	size_t want = n * sizeof(uint64_t), done = 0;
@@ -299,7 +299,7 @@ static int pagemap_read(const void *addr, size_t n, uint64_t *out)
 	return 0;
 }
 
-static uint64_t pagemap_one(const void *addr)
+static inline uint64_t pagemap_one(const void *addr)
 {
 	uint64_t e = 0;
 
@@ -308,7 +308,7 @@ static uint64_t pagemap_one(const void *addr)
 	return e;
 }
 
-static uint64_t kpageflags_get(uint64_t pfn)
+static inline uint64_t kpageflags_get(uint64_t pfn)
 {
 	uint64_t f = 0;
 
@@ -324,7 +324,7 @@ static uint64_t kpageflags_get(uint64_t pfn)
  * pagemap and the compound head/tail bits from /proc/kpageflags.
  * Returns 0 when it matches; otherwise writes a reason into @why.
  */
-static int check_folio_shape(const char *mem, size_t size, size_t folio,
+static inline int check_folio_shape(const char *mem, size_t size, size_t folio,
 			     char *why, size_t whylen)
 {
 	size_t npages = size / pagesize, fpages = folio / pagesize;
@@ -396,7 +396,7 @@ static int check_folio_shape(const char *mem, size_t size, size_t folio,
 /* ------------------------------------------------------------------ */
 /* smaps: value (kB) of @field for the VMA containing @addr, -1 if none */
 
-static long smaps_field(const void *addr, const char *field)
+static inline long smaps_field(const void *addr, const char *field)
 {
 	unsigned long start, end, a = (uintptr_t)addr;
 	size_t flen = strlen(field);
@@ -426,7 +426,7 @@ static long smaps_field(const void *addr, const char *field)
 }
 
 /* Number of VMAs intersecting [addr, addr+len) according to /proc/self/maps */
-static int count_vmas(const void *addr, size_t len)
+static inline int count_vmas(const void *addr, size_t len)
 {
 	unsigned long start, end, a = (uintptr_t)addr;
 	char line[512];
@@ -449,7 +449,7 @@ static int count_vmas(const void *addr, size_t len)
 /* ------------------------------------------------------------------ */
 /* /proc/vmstat */
 
-static long long vmstat_get(const char *name)
+static inline long long vmstat_get(const char *name)
 {
 	size_t len = strlen(name);
 	char line[256];
@@ -472,7 +472,7 @@ static long long vmstat_get(const char *name)
 /* ------------------------------------------------------------------ */
 /* fault counting and access probing */
 
-static long minflt(void)
+static inline long minflt(void)
 {
 	struct rusage ru;
 
@@ -484,7 +484,7 @@ static long minflt(void)
 static sigjmp_buf probe_env;
 static volatile sig_atomic_t probing;
 
-static void probe_sigsegv(int sig)
+static inline void probe_sigsegv(int sig)
 {
 	if (probing) {
 		probing = 0;
@@ -494,7 +494,7 @@ static void probe_sigsegv(int sig)
 	raise(sig);
 }
 
-static int probe_install(void)
+static inline int probe_install(void)
 {
 	struct sigaction sa;
 
@@ -510,7 +510,7 @@ static int probe_install(void)
 }
 
 /* true if reading *p works */
-static bool probe_read(const volatile char *p)
+static inline bool probe_read(const volatile char *p)
 {
 	if (sigsetjmp(probe_env, 1))
 		return false;
@@ -521,7 +521,7 @@ static bool probe_read(const volatile char *p)
 }
 
 /* true if writing @v to *p works */
-static bool probe_write(volatile char *p, char v)
+static inline bool probe_write(volatile char *p, char v)
 {
 	if (sigsetjmp(probe_env, 1))
 		return false;
@@ -540,7 +540,7 @@ static inline uint64_t pattern_word(uint32_t tag, size_t page, size_t w)
 	       0x5a5a000000000000ULL;
 }
 
-static void fill_page(char *p, uint32_t tag, size_t page)
+static inline void fill_page(char *p, uint32_t tag, size_t page)
 {
 	uint64_t *q = (uint64_t *)p;
 	size_t w;
@@ -550,7 +550,7 @@ static void fill_page(char *p, uint32_t tag, size_t page)
 }
 
 /* returns the index of the first bad word or -1 */
-static long check_page(const char *p, uint32_t tag, size_t page)
+static inline long check_page(const char *p, uint32_t tag, size_t page)
 {
 	const volatile uint64_t *q = (const volatile uint64_t *)p;
 	size_t w;
@@ -561,7 +561,7 @@ static long check_page(const char *p, uint32_t tag, size_t page)
 	return -1;
 }
 
-static bool page_is_zero(const char *p)
+static inline bool page_is_zero(const char *p)
 {
 	const volatile uint64_t *q = (const volatile uint64_t *)p;
 	size_t w;
@@ -573,7 +573,7 @@ static bool page_is_zero(const char *p)
 }
 
 /* number of online NUMA nodes with memory */
-static int numa_nodes_with_memory(void)
+static inline int numa_nodes_with_memory(void)
 {
 	char buf[256], *p;
 	int n = 0, a, b;

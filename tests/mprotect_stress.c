@@ -1,0 +1,612 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Bounded stress test for batched mprotect() over large folios.
+ *
+ * Several threads each own a few regions (private anon and shared anon,
+ * large folios enabled) and apply random operations to them: mprotect of
+ * random (mostly mid-folio) ranges, writes, madvise(DONTNEED, COLD,
+ * PAGEOUT), fork (the child checks its view, writes its private copy and
+ * exits; the parent checks nothing leaked), mremap (move, shrink+grow)
+ * and munmap+mmap. Every page is checked against a shadow copy after each
+ * operation on its range and periodically in full.
+ *
+ * Usage: mprotect_stress [seed [ops-per-thread [seconds [threads]]]]
+ * TAP output; exit 0 pass, 1 fail, 4 skip.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+#include "kselftest.h"
+#include "mm_test_util.h"
+
+#define MAX_THREADS	8
+#define REGIONS		2	/* per thread: one private, one shared */
+
+enum { R_PRIVATE, R_SHARED };
+
+struct region {
+	char *mem;
+	size_t npages;
+	int kind;
+	unsigned char *shadow;	/* expected contents */
+	unsigned char *prot;	/* expected protection per page */
+};
+
+struct worker {
+	int id;
+	pthread_t th;
+	uint64_t rng;
+	struct region r[REGIONS];
+	long ops, checks, forks, mremaps, mremap_skips, pageouts;
+	int failed;
+	char why[256];
+};
+
+static long max_ops = 100;
+static int max_secs = 25;
+static int nthreads = 3;
+static struct timespec start;
+static volatile int stop_all;
+static size_t region_size;
+
+static const char * const prot_names[8] = {
+	"NONE", "R", "W?", "RW", "X?", "RX", "WX?", "RWX",
+};
+
+static uint64_t rnd(struct worker *w)
+{
+	/* xorshift64* */
+	w->rng ^= w->rng >> 12;
+	w->rng ^= w->rng << 25;
+	w->rng ^= w->rng >> 27;
+	return w->rng * 2685821657736338717ULL;
+}
+
+static size_t rnd_below(struct worker *w, size_t n)
+{
+	return n ? rnd(w) % n : 0;
+}
+
+static double elapsed(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - start.tv_sec) + (t.tv_nsec - start.tv_nsec) / 1e9;
+}
+
+static void fail(struct worker *w, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void fail(struct worker *w, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (w->failed++)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(w->why, sizeof(w->why), fmt, ap);
+	va_end(ap);
+	stop_all = 1;
+}
+
+/* Map a fresh, PMD-aligned region of the given kind, all zero, RW. */
+static char *map_region(int kind)
+{
+	size_t span = region_size + pmdsize;
+	char *res, *mem;
+	int flags = kind == R_SHARED ? MAP_SHARED : MAP_PRIVATE;
+
+	res = mmap(NULL, span, PROT_NONE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (res == MAP_FAILED)
+		return NULL;
+	mem = (char *)(((uintptr_t)res + pmdsize - 1) & ~(pmdsize - 1));
+	if (mmap(mem, region_size, PROT_READ | PROT_WRITE,
+		 flags | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != mem) {
+		munmap(res, span);
+		return NULL;
+	}
+	if (mem > res)
+		munmap(res, mem - res);
+	if (res + span > mem + region_size)
+		munmap(mem + region_size, res + span - (mem + region_size));
+	madvise(mem, region_size, MADV_HUGEPAGE);
+	return mem;
+}
+
+static int region_init(struct region *r, int kind)
+{
+	r->kind = kind;
+	r->npages = region_size / pagesize;
+	r->mem = map_region(kind);
+	if (!r->mem)
+		return -1;
+	memset(r->shadow, 0, region_size);
+	memset(r->prot, PROT_READ | PROT_WRITE, r->npages);
+	return 0;
+}
+
+/* Compare pages [lo, hi) that are readable with the shadow. */
+static int verify(struct worker *w, struct region *r, size_t lo, size_t hi,
+		  const char *op)
+{
+	size_t i, j;
+
+	for (i = lo; i < hi; i++) {
+		const unsigned char *p = (unsigned char *)r->mem + i * pagesize;
+		const unsigned char *s = r->shadow + i * pagesize;
+
+		if (!(r->prot[i] & PROT_READ))
+			continue;
+		if (!memcmp(p, s, pagesize))
+			continue;
+		for (j = 0; j < pagesize && p[j] == s[j]; j++)
+			;
+		fail(w, "thread %d op %ld (%s): %s region page %zu byte %zu is %#x, expected %#x (prot %s, pagemap %#llx)",
+		     w->id, w->ops, op, r->kind == R_SHARED ? "shared" : "private",
+		     i, j, p[j], s[j], prot_names[r->prot[i] & 7],
+		     (unsigned long long)pagemap_one(p));
+		return -1;
+	}
+	w->checks++;
+	return 0;
+}
+
+/* A random range in pages; mostly starting/ending mid-folio. */
+static void rnd_range(struct worker *w, struct region *r, size_t *lo,
+		      size_t *hi)
+{
+	static const size_t folio_pages[] = { 4, 16, 32, 512 };
+	size_t fp = folio_pages[rnd_below(w, 4)];
+	size_t a, b;
+
+	a = rnd_below(w, r->npages / fp) * fp + rnd_below(w, fp);
+	b = a + 1 + rnd_below(w, rnd_below(w, 4) ? 2 * fp : r->npages);
+	if (b > r->npages)
+		b = r->npages;
+	*lo = a;
+	*hi = b;
+}
+
+static void op_write(struct worker *w, struct region *r)
+{
+	size_t lo, hi, i, k, off;
+	uint64_t v;
+
+	rnd_range(w, r, &lo, &hi);
+	for (i = lo; i < hi; i++) {
+		if ((r->prot[i] & (PROT_READ | PROT_WRITE)) !=
+		    (PROT_READ | PROT_WRITE))
+			continue;
+		for (k = 0; k < 4; k++) {
+			off = rnd_below(w, pagesize / 8) * 8;
+			v = rnd(w) | 1;
+			*(volatile uint64_t *)(r->mem + i * pagesize + off) = v;
+			memcpy(r->shadow + i * pagesize + off, &v, 8);
+		}
+	}
+	verify(w, r, lo, hi, "write");
+}
+
+static void op_mprotect(struct worker *w, struct region *r)
+{
+	static const int prots[] = {
+		PROT_READ, PROT_READ | PROT_WRITE, PROT_NONE,
+		PROT_READ | PROT_WRITE | PROT_EXEC, PROT_READ | PROT_WRITE,
+	};
+	int prot = prots[rnd_below(w, 5)];
+	size_t lo, hi;
+
+	rnd_range(w, r, &lo, &hi);
+	if (mprotect(r->mem + lo * pagesize, (hi - lo) * pagesize, prot)) {
+		fail(w, "mprotect: %s", strerror(errno));
+		return;
+	}
+	memset(r->prot + lo, prot, hi - lo);
+	/* check the whole neighbourhood: batches may overrun the range */
+	verify(w, r, lo > 512 ? lo - 512 : 0,
+	       hi + 512 < r->npages ? hi + 512 : r->npages, "mprotect");
+}
+
+static void op_madvise(struct worker *w, struct region *r)
+{
+	static const int advs[] = { MADV_DONTNEED, MADV_COLD, MADV_PAGEOUT };
+	static const char * const names[] = { "DONTNEED", "COLD", "PAGEOUT" };
+	int a = rnd_below(w, 3);
+	size_t lo, hi;
+
+	rnd_range(w, r, &lo, &hi);
+	if (madvise(r->mem + lo * pagesize, (hi - lo) * pagesize, advs[a])) {
+		if (errno == EINVAL && a)	/* COLD/PAGEOUT missing */
+			return;
+		fail(w, "madvise(%s): %s", names[a], strerror(errno));
+		return;
+	}
+	if (a == 0 && r->kind == R_PRIVATE)
+		memset(r->shadow + lo * pagesize, 0, (hi - lo) * pagesize);
+	if (a == 2)
+		w->pageouts++;
+	verify(w, r, lo, hi, names[a]);
+}
+
+/* Child: does its view of every readable page match the fork-time shadow? */
+static int child_check(struct worker *w, bool private_only)
+{
+	struct region *r;
+	size_t i;
+	int k;
+
+	for (k = 0; k < REGIONS; k++) {
+		r = &w->r[k];
+		/* MAP_SHARED: the parent's later writes are visible, rightly */
+		if (private_only && r->kind != R_PRIVATE)
+			continue;
+		for (i = 0; i < r->npages; i++)
+			if ((r->prot[i] & PROT_READ) &&
+			    memcmp(r->mem + i * pagesize,
+				   r->shadow + i * pagesize, pagesize))
+				return 1;
+	}
+	return 0;
+}
+
+/* Child: make its private copies writable (batched mprotect) and scribble. */
+static int child_scribble(struct worker *w)
+{
+	struct region *r;
+	size_t i;
+	int k;
+
+	for (k = 0; k < REGIONS; k++) {
+		r = &w->r[k];
+		if (r->kind != R_PRIVATE)
+			continue;
+		if (mprotect(r->mem, region_size, PROT_READ | PROT_WRITE))
+			return 3;
+		for (i = 0; i < r->npages; i += 1 + (i % 3))
+			*(volatile uint64_t *)(r->mem + i * pagesize +
+					       (i % 64) * 8) = 0xdeadbeefULL;
+	}
+	return 0;
+}
+
+static void child_main(struct worker *w, int rd, int wr)
+{
+	char c = 0;
+
+	if (child_check(w, false))
+		_exit(2);
+	if (rd >= 0) {
+		/* stay alive while the parent mprotects and writes */
+		if (write(wr, &c, 1) != 1 || read(rd, &c, 1) != 1)
+			_exit(4);
+		if (child_check(w, true))
+			_exit(5);
+	}
+	_exit(child_scribble(w));
+}
+
+/*
+ * fork; half of the time the child stays alive while the parent does
+ * mprotect + writes over COW-shared large folios, then re-checks that it
+ * still sees its fork-time contents.
+ */
+static void op_fork(struct worker *w)
+{
+	int p2c[2] = { -1, -1 }, c2p[2] = { -1, -1 };
+	bool hold = rnd_below(w, 2);
+	int st, k;
+	char c = 0;
+	pid_t pid;
+
+	if (hold && (pipe(p2c) || pipe(c2p))) {
+		fail(w, "pipe: %s", strerror(errno));
+		return;
+	}
+	pid = fork();
+	if (pid < 0) {
+		fail(w, "fork: %s", strerror(errno));
+		return;
+	}
+	if (pid == 0)
+		child_main(w, p2c[0], c2p[1]);
+	if (hold) {
+		close(p2c[0]);
+		close(c2p[1]);
+		if (read(c2p[0], &c, 1) != 1) {
+			fail(w, "child died before the handshake");
+		} else {
+			for (k = 0; k < 6 && !w->failed; k++) {
+				struct region *r = &w->r[rnd_below(w, REGIONS)];
+
+				if (k % 2 == 0)
+					op_mprotect(w, r);
+				else
+					op_write(w, r);
+			}
+		}
+		if (write(p2c[1], &c, 1) != 1)
+			fail(w, "handshake write: %s", strerror(errno));
+		close(p2c[1]);
+		close(c2p[0]);
+	}
+	if (waitpid(pid, &st, 0) != pid) {
+		fail(w, "waitpid: %s", strerror(errno));
+		return;
+	}
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		fail(w, "thread %d op %ld: fork child (%s) failed with status %#x: 2/5 = its fork-time contents changed%s",
+		     w->id, w->ops, hold ? "held" : "short", st,
+		     hold ? " while the parent wrote" : "");
+		return;
+	}
+	w->forks++;
+	for (k = 0; k < REGIONS; k++)
+		if (verify(w, &w->r[k], 0, w->r[k].npages, "after fork"))
+			return;
+}
+
+static void op_mremap(struct worker *w, struct region *r)
+{
+	size_t span = region_size + pmdsize;
+	char *res, *dst, *m;
+	int prot = PROT_READ | PROT_WRITE;
+
+	/*
+	 * mremap() works on one VMA: make the region uniform first. Pieces
+	 * may still not merge (e.g. differing anon_vma): skip the op then.
+	 */
+	if (mprotect(r->mem, region_size, prot)) {
+		fail(w, "mprotect: %s", strerror(errno));
+		return;
+	}
+	memset(r->prot, prot, r->npages);
+	if (verify(w, r, 0, r->npages, "mprotect before mremap"))
+		return;
+	if (count_vmas(r->mem, region_size) != 1) {
+		w->mremap_skips++;
+		return;
+	}
+	if (rnd_below(w, 2)) {
+		/* move to a fresh PMD-aligned place */
+		res = mmap(NULL, span, PROT_NONE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (res == MAP_FAILED) {
+			fail(w, "mmap: %s", strerror(errno));
+			return;
+		}
+		dst = (char *)(((uintptr_t)res + pmdsize - 1) & ~(pmdsize - 1));
+		/* sometimes misalign the destination by a few pages */
+		if (rnd_below(w, 2))
+			dst += pagesize * (1 + rnd_below(w, 15));
+		m = mremap(r->mem, region_size, region_size,
+			   MREMAP_MAYMOVE | MREMAP_FIXED, dst);
+		if (m == MAP_FAILED) {
+			fail(w, "mremap(move): %s", strerror(errno));
+			return;
+		}
+		if (dst > res)
+			munmap(res, dst - res);
+		if (res + span > dst + region_size)
+			munmap(dst + region_size,
+			       res + span - (dst + region_size));
+		r->mem = m;
+	} else {
+		/* shrink, then grow back (in place or moved) */
+		size_t keep = (1 + rnd_below(w, r->npages - 1)), i;
+
+		m = mremap(r->mem, region_size, keep * pagesize, 0);
+		if (m == MAP_FAILED) {
+			fail(w, "mremap(shrink): %s", strerror(errno));
+			return;
+		}
+		m = mremap(r->mem, keep * pagesize, region_size, MREMAP_MAYMOVE);
+		if (m == MAP_FAILED) {
+			fail(w, "mremap(grow): %s", strerror(errno));
+			return;
+		}
+		r->mem = m;
+		/* the grown part extends the last VMA */
+		for (i = keep; i < r->npages; i++)
+			r->prot[i] = r->prot[keep - 1];
+		if (r->kind == R_PRIVATE)
+			memset(r->shadow + keep * pagesize, 0,
+			       region_size - keep * pagesize);
+	}
+	w->mremaps++;
+	verify(w, r, 0, r->npages, "mremap");
+}
+
+static void op_remap(struct worker *w, struct region *r)
+{
+	if (munmap(r->mem, region_size)) {
+		fail(w, "munmap: %s", strerror(errno));
+		return;
+	}
+	if (region_init(r, r->kind))
+		fail(w, "mmap: %s", strerror(errno));
+}
+
+static void *worker_fn(void *arg)
+{
+	struct worker *w = arg;
+	struct region *r;
+	int op;
+
+	while (!stop_all && w->ops < max_ops && elapsed() < max_secs) {
+		r = &w->r[rnd_below(w, REGIONS)];
+		op = rnd_below(w, 100);
+		if (op < 35)
+			op_write(w, r);
+		else if (op < 70)
+			op_mprotect(w, r);
+		else if (op < 84)
+			op_madvise(w, r);
+		else if (op < 90)
+			op_fork(w);
+		else if (op < 97)
+			op_mremap(w, r);
+		else
+			op_remap(w, r);
+		w->ops++;
+		if (!w->failed && w->ops % 16 == 0)
+			verify(w, r, 0, r->npages, "periodic");
+		if (w->failed)
+			break;
+	}
+	return NULL;
+}
+
+static long long large_folio_allocs(void)
+{
+	char path[160], buf[64];
+	long long sum = 0;
+	int i;
+
+	for (i = 0; i < nr_thp_sizes; i++) {
+		snprintf(path, sizeof(path),
+			 THP_DIR "/hugepages-%dkB/stats/anon_fault_alloc",
+			 thp_sizes_kb[i]);
+		if (!read_file(path, buf, sizeof(buf)))
+			sum += atoll(buf);
+		snprintf(path, sizeof(path),
+			 THP_DIR "/hugepages-%dkB/stats/shmem_alloc",
+			 thp_sizes_kb[i]);
+		if (!read_file(path, buf, sizeof(buf)))
+			sum += atoll(buf);
+	}
+	return sum;
+}
+
+static void sigsegv(int sig, siginfo_t *si, void *uc)
+{
+	char msg[128];
+	int n;
+
+	(void)uc;
+	n = snprintf(msg, sizeof(msg),
+		     "Bail out! unexpected signal %d at %p: a page lost its permissions\n",
+		     sig, si->si_addr);
+	if (write(1, msg, n) < 0)
+		_exit(1);
+	_exit(1);
+}
+
+int main(int argc, char **argv)
+{
+	static struct worker workers[MAX_THREADS];
+	unsigned long long seed = 0x6d70726f74656374ULL;	/* "mprotect" */
+	long long folios0, folios1;
+	struct sigaction sa;
+	int i, k, failed = 0;
+	char path[160];
+
+	if (argc > 1)
+		seed = strtoull(argv[1], NULL, 0);
+	if (argc > 2)
+		max_ops = atol(argv[2]);
+	if (argc > 3)
+		max_secs = atoi(argv[3]);
+	if (argc > 4)
+		nthreads = atoi(argv[4]);
+	if (nthreads < 1 || nthreads > MAX_THREADS)
+		nthreads = 3;
+
+	ksft_print_header();
+	ksft_set_plan(nthreads + 1);
+	ksft_print_msg("seed %#llx, %ld ops per thread, %d s, %d threads (usage: %s [seed [ops [secs [threads]]]])\n",
+		       seed, max_ops, max_secs, nthreads, argv[0]);
+	if (geteuid())
+		ksft_exit_skip("needs root for the THP knobs\n");
+
+	util_init();
+	knobs_save_all();
+	pagemap_open();
+	region_size = 2 * pmdsize;
+
+	/* large folios of several sizes, for anon and anon shmem */
+	write_file("/proc/sys/kernel/numa_balancing", "0");
+	write_file(THP_DIR "/enabled", "always");
+	write_file(THP_DIR "/defrag", "madvise");
+	for (i = 0; i < nr_thp_sizes; i++) {
+		int kb = thp_sizes_kb[i];
+		bool on = kb == 16 || kb == 64 || kb == 128 ||
+			  (size_t)kb * 1024 == pmdsize;
+
+		snprintf(path, sizeof(path), THP_DIR "/hugepages-%dkB/enabled",
+			 kb);
+		write_file(path, on ? "always" : "never");
+		snprintf(path, sizeof(path),
+			 THP_DIR "/hugepages-%dkB/shmem_enabled", kb);
+		write_file(path, on && kb <= 64 ? "always" : "never");
+	}
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = sigsegv;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGSEGV, &sa, NULL);
+	sigaction(SIGBUS, &sa, NULL);
+
+	folios0 = large_folio_allocs();
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (i = 0; i < nthreads; i++) {
+		struct worker *w = &workers[i];
+
+		w->id = i;
+		w->rng = seed ^ (0x9e3779b97f4a7c15ULL * (i + 1));
+		for (k = 0; k < REGIONS; k++) {
+			w->r[k].shadow = malloc(region_size);
+			w->r[k].prot = malloc(region_size / pagesize);
+			if (!w->r[k].shadow || !w->r[k].prot)
+				ksft_exit_fail_msg("out of memory\n");
+			if (region_init(&w->r[k], k == 0 ? R_PRIVATE : R_SHARED))
+				ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
+		}
+	}
+	for (i = 0; i < nthreads; i++)
+		if (pthread_create(&workers[i].th, NULL, worker_fn, &workers[i]))
+			ksft_exit_fail_msg("pthread_create failed\n");
+	for (i = 0; i < nthreads; i++)
+		pthread_join(workers[i].th, NULL);
+	folios1 = large_folio_allocs();
+
+	for (i = 0; i < nthreads; i++) {
+		struct worker *w = &workers[i];
+
+		/* final full check of everything this thread owns */
+		for (k = 0; k < REGIONS && !w->failed; k++)
+			verify(w, &w->r[k], 0, w->r[k].npages, "final");
+		if (w->failed) {
+			failed++;
+			ksft_print_msg("%s\n", w->why);
+			ksft_test_result_fail("thread %d: %ld ops (seed %#llx)\n",
+					      i, w->ops, seed);
+		} else {
+			ksft_test_result_pass("thread %d: %ld ops, %ld checks, %ld forks, %ld mremaps (%ld skipped), %ld pageouts\n",
+					      i, w->ops, w->checks, w->forks,
+					      w->mremaps, w->mremap_skips,
+					      w->pageouts);
+		}
+	}
+	ksft_print_msg("%.1f s, %lld large folios allocated\n", elapsed(),
+		       folios1 - folios0);
+	if (folios1 - folios0 > 0)
+		ksft_test_result_pass("large folios were exercised\n");
+	else
+		ksft_test_result_skip("no large folio was allocated: nothing batched\n");
+	if (failed)
+		ksft_exit_fail();
+	ksft_exit_pass();
+}
