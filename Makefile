@@ -1,0 +1,51 @@
+# Entry points. The work is done by the scripts in scripts/; see README.md.
+ARCH    ?= x86_64
+VARIANT ?= patched
+KIND    ?= test
+ARCHES  ?= x86_64 arm64
+RUN     ?= smoke --nodes 2 --swap
+
+S := scripts
+export ARCHES
+
+.PHONY: help deps source kernel kernels guest boot check bench mutants clean
+
+help:
+	@echo 'make check              tests on stock and patched kernels, both arches (the CI job)'
+	@echo 'make bench              stock vs patched benchmark tables and plot (the main job)'
+	@echo 'make kernel ARCH=x86_64|arm64 VARIANT=stock|patched KIND=bench|test'
+	@echo 'make boot ARCH=.. VARIANT=.. KIND=.. RUN="prog args"   boot and run one guest program'
+	@echo 'make boot ARCH=x86_64 RUN=                              interactive shell (busybox-static)'
+	@echo 'make guest ARCH=..      build the guest programs'
+	@echo 'make source             extract stock 6.12 and apply patches/series'
+	@echo 'make mutants            show every mutant in tests/mutants/ is caught'
+	@echo 'make deps               install the Debian packages (root)'
+	@echo 'make clean              remove build/'
+	@echo 'Variables: ARCHES="$(ARCHES)" (check/bench), BOOT_TIMEOUT=seconds'
+
+deps:
+	@$(S)/deps.sh
+
+source: deps
+	@$(S)/source.sh stock && $(S)/source.sh patched
+
+kernel: deps
+	@$(S)/kernel.sh $(ARCH) $(VARIANT) $(KIND)
+
+guest: deps
+	@$(S)/guest.sh $(ARCH)
+
+boot: deps
+	@$(S)/boot-one.sh $(ARCH) $(VARIANT) $(KIND) "$(RUN)"
+
+check: deps
+	@$(S)/check.sh
+
+bench: deps
+	@$(S)/bench.sh
+
+mutants: deps
+	@$(S)/mutants.sh
+
+clean:
+	rm -rf build

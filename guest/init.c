@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /init of the guest initramfs: mount what the programs expect, enable swap
+ * on /dev/vda if the VM has it, run each line of /run.list (program name in
+ * /bin, then its arguments) and reboot, which with -no-reboot ends QEMU.
+ *
+ * Every line of output the host parses starts with "@@@ " so that kernel
+ * messages interleaved on the same console cannot be mistaken for it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <sys/swap.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_ARGS 64
+
+static void say(const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n > (int)sizeof(buf) - 1)
+		n = sizeof(buf) - 1;
+	if (write(1, buf, n) < 0)
+		return;
+}
+
+static void do_mount(const char *src, const char *dst, const char *type)
+{
+	mkdir(dst, 0755);
+	if (mount(src, dst, type, 0, NULL) && errno != EBUSY)
+		say("@@@ WARN mount %s on %s: %s\n", type, dst, strerror(errno));
+}
+
+/* Write a version-1 swap header ("SWAPSPACE2") and enable the device. */
+static void setup_swap(const char *dev)
+{
+	long psize = sysconf(_SC_PAGESIZE);
+	uint64_t bytes;
+	uint32_t *info;
+	char *page;
+	int fd;
+
+	fd = open(dev, O_RDWR);
+	if (fd < 0)
+		return;
+	if (ioctl(fd, BLKGETSIZE64, &bytes) || bytes < (uint64_t)psize * 16) {
+		say("@@@ WARN %s: no usable size\n", dev);
+		close(fd);
+		return;
+	}
+	page = calloc(1, psize);
+	if (!page)
+		return;
+	info = (uint32_t *)(page + 1024);
+	info[0] = 1;				/* version */
+	info[1] = bytes / psize - 1;		/* last_page */
+	info[2] = 0;				/* nr_badpages */
+	memcpy(page + psize - 10, "SWAPSPACE2", 10);
+	if (pwrite(fd, page, psize, 0) != psize || fsync(fd))
+		say("@@@ WARN %s: cannot write swap header\n", dev);
+	close(fd);
+	free(page);
+	if (swapon(dev, 0))
+		say("@@@ WARN swapon %s: %s\n", dev, strerror(errno));
+	else
+		say("@@@ SWAP %s %llu MiB\n", dev,
+		    (unsigned long long)(bytes >> 20));
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void run(char *line)
+{
+	char *argv[MAX_ARGS + 1], path[256];
+	int argc = 0, status;
+	double t;
+	pid_t pid;
+	char *tok;
+
+	for (tok = strtok(line, " \t\n"); tok && argc < MAX_ARGS;
+	     tok = strtok(NULL, " \t\n"))
+		argv[argc++] = tok;
+	argv[argc] = NULL;
+	if (!argc || argv[0][0] == '#')
+		return;
+	snprintf(path, sizeof(path), "/bin/%s", argv[0]);
+
+	say("@@@ BEGIN %s\n", argv[0]);
+	t = now();
+	pid = fork();
+	if (pid < 0) {
+		say("@@@ END %s rc=fork-failed\n", argv[0]);
+		return;
+	}
+	if (!pid) {
+		if (chdir("/tmp"))
+			_exit(126);
+		execv(path, argv);
+		say("exec %s: %s\n", path, strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (WIFEXITED(status))
+		say("@@@ END %s rc=%d secs=%.1f\n", argv[0],
+		    WEXITSTATUS(status), now() - t);
+	else
+		say("@@@ END %s rc=signal-%d secs=%.1f\n", argv[0],
+		    WTERMSIG(status), now() - t);
+}
+
+int main(void)
+{
+	static char line[4096];
+	FILE *list;
+	int fd;
+
+	do_mount("devtmpfs", "/dev", "devtmpfs");
+	fd = open("/dev/console", O_RDWR);
+	if (fd >= 0) {
+		dup2(fd, 0);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		if (fd > 2)
+			close(fd);
+	}
+	do_mount("proc", "/proc", "proc");
+	do_mount("sysfs", "/sys", "sysfs");
+	do_mount("debugfs", "/sys/kernel/debug", "debugfs");
+	do_mount("tmpfs", "/tmp", "tmpfs");
+	setenv("PATH", "/bin", 1);
+	setup_swap("/dev/vda");
+
+	list = fopen("/run.list", "r");
+	if (!list) {
+		say("@@@ WARN no /run.list\n");
+		if (!access("/bin/sh", X_OK))
+			execl("/bin/sh", "sh", NULL);
+	} else {
+		while (fgets(line, sizeof(line), list))
+			run(line);
+		fclose(list);
+	}
+	say("@@@ DONE\n");
+	sync();
+	reboot(RB_AUTOBOOT);
+	return 0;
+}

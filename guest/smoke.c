@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * smoke: assert that the booted kernel really has what the tests and the
+ * benchmarks rely on, by using each feature and reading back kernel state.
+ *
+ * Usage: smoke [--nodes N] [--swap]
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/userfaultfd.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "kselftest.h"
+
+#define THP_DIR "/sys/kernel/mm/transparent_hugepage"
+
+static long psize;
+
+static int write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, val, strlen(val));
+	close(fd);
+	return n == (ssize_t)strlen(val) ? 0 : -1;
+}
+
+static long read_long(const char *path)
+{
+	char buf[64];
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	return strtol(buf, NULL, 0);
+}
+
+static uint64_t pagemap_entry(void *addr)
+{
+	uint64_t ent = 0;
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+
+	if (fd < 0)
+		return 0;
+	if (pread(fd, &ent, sizeof(ent),
+		  (uintptr_t)addr / psize * sizeof(ent)) != sizeof(ent))
+		ent = 0;
+	close(fd);
+	return ent;
+}
+
+/* mmap len bytes aligned to align. */
+static char *map_aligned(size_t len, size_t align, int flags)
+{
+	char *p = mmap(NULL, len + align, PROT_READ | PROT_WRITE, flags, -1, 0);
+	char *q;
+
+	if (p == MAP_FAILED)
+		return NULL;
+	q = (char *)(((uintptr_t)p + align - 1) & ~(align - 1));
+	if (q > p)
+		munmap(p, q - p);
+	munmap(q + len, p + align - q);
+	return q;
+}
+
+/* Fault in one folio of size kb under hugepages-<kb>kB=always. */
+static void test_mthp(int kb, const char *knob, const char *stat, int flags)
+{
+	char path[128], sp[160];
+	long before, after;
+	size_t len = (size_t)kb << 10;
+	char *mem;
+
+	snprintf(path, sizeof(path), THP_DIR "/hugepages-%dkB/%s", kb, knob);
+	snprintf(sp, sizeof(sp), THP_DIR "/hugepages-%dkB/stats/%s", kb, stat);
+	if (write_file(path, "always")) {
+		ksft_test_result_fail("%dK %s: cannot set %s: %s\n", kb, stat,
+				      path, strerror(errno));
+		return;
+	}
+	before = read_long(sp);
+	mem = map_aligned(len, len, flags);
+	if (!mem) {
+		ksft_test_result_fail("%dK %s: mmap: %s\n", kb, stat,
+				      strerror(errno));
+		return;
+	}
+	memset(mem, 1, len);
+	after = read_long(sp);
+	munmap(mem, len);
+	write_file(path, "never");
+	ksft_test_result(before >= 0 && after == before + 1,
+			 "%dK folio allocated (%s %ld -> %ld)\n", kb, stat,
+			 before, after);
+}
+
+static void test_pmd_thp(void)
+{
+	size_t len = 2UL << 20;
+	uint64_t ent;
+	char *mem;
+
+	write_file(THP_DIR "/enabled", "madvise");
+	mem = map_aligned(len, len, MAP_PRIVATE | MAP_ANONYMOUS);
+	if (!mem || madvise(mem, len, MADV_HUGEPAGE)) {
+		ksft_test_result_fail("PMD THP: mmap/madvise: %s\n",
+				      strerror(errno));
+		return;
+	}
+	memset(mem, 1, len);
+	/* kpageflags bit 22 = THP, read for the PFN pagemap reports. */
+	ent = pagemap_entry(mem + psize);
+	if (ent & (1ULL << 63)) {
+		uint64_t pfn = ent & ((1ULL << 55) - 1), flags = 0;
+		int fd = open("/proc/kpageflags", O_RDONLY);
+
+		if (fd >= 0 && pread(fd, &flags, 8, pfn * 8) == 8)
+			ent = flags;
+		else
+			ent = 0;
+		if (fd >= 0)
+			close(fd);
+		ksft_test_result(ent & (1ULL << 22),
+				 "PMD THP allocated (kpageflags 0x%llx)\n",
+				 (unsigned long long)ent);
+	} else {
+		ksft_test_result_fail("PMD THP: page not present\n");
+	}
+	munmap(mem, len);
+}
+
+static void test_uffd_wp(void)
+{
+	struct uffdio_api api = { .api = UFFD_API,
+				  .features = UFFD_FEATURE_PAGEFAULT_FLAG_WP };
+	int fd = syscall(__NR_userfaultfd, O_CLOEXEC | UFFD_USER_MODE_ONLY);
+
+	if (fd < 0) {
+		ksft_test_result_fail("userfaultfd: %s\n", strerror(errno));
+		return;
+	}
+	ksft_test_result(!ioctl(fd, UFFDIO_API, &api),
+			 "userfaultfd with WP feature\n");
+	close(fd);
+}
+
+static void test_soft_dirty(void)
+{
+#if defined(__x86_64__)
+	char *mem = map_aligned(psize, psize, MAP_PRIVATE | MAP_ANONYMOUS);
+
+	if (!mem) {
+		ksft_test_result_fail("soft-dirty: mmap\n");
+		return;
+	}
+	mem[0] = 1;
+	if (write_file("/proc/self/clear_refs", "4")) {
+		ksft_test_result_fail("soft-dirty: clear_refs: %s\n",
+				      strerror(errno));
+		return;
+	}
+	if (pagemap_entry(mem) & (1ULL << 55)) {
+		ksft_test_result_fail("soft-dirty still set after clear\n");
+		return;
+	}
+	mem[0] = 2;
+	ksft_test_result(pagemap_entry(mem) & (1ULL << 55),
+			 "soft-dirty set by a write after clear_refs\n");
+	munmap(mem, psize);
+#else
+	ksft_test_result_skip("soft-dirty: not on this arch\n");
+#endif
+}
+
+static void test_nodes(int want)
+{
+	char path[64];
+	int n = 0;
+
+	for (;;) {
+		snprintf(path, sizeof(path), "/sys/devices/system/node/node%d",
+			 n);
+		if (access(path, F_OK))
+			break;
+		n++;
+	}
+	ksft_test_result(n == want && !access("/proc/sys/kernel/numa_balancing",
+					      F_OK),
+			 "%d NUMA node(s) (want %d), numa_balancing sysctl\n",
+			 n, want);
+}
+
+static void test_swap(void)
+{
+	char buf[256] = "";
+	int fd = open("/proc/swaps", O_RDONLY);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	ksft_test_result(n > 0 && strstr(buf, "/dev/vda"),
+			 "swap active on /dev/vda\n");
+}
+
+int main(int argc, char **argv)
+{
+	int nodes = 1, swap = 0, i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--nodes") && i + 1 < argc)
+			nodes = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--swap"))
+			swap = 1;
+		else
+			ksft_exit_fail_msg("usage: smoke [--nodes N] [--swap]\n");
+	}
+	psize = sysconf(_SC_PAGESIZE);
+	ksft_print_header();
+	ksft_set_plan(8 + swap);
+	ksft_test_result(!access(THP_DIR "/hugepages-64kB/enabled", W_OK) &&
+			 !access(THP_DIR "/hugepages-64kB/shmem_enabled", W_OK),
+			 "mTHP sysfs knobs present\n");
+	test_mthp(64, "enabled", "anon_fault_alloc",
+		  MAP_PRIVATE | MAP_ANONYMOUS);
+	test_mthp(16, "enabled", "anon_fault_alloc",
+		  MAP_PRIVATE | MAP_ANONYMOUS);
+	test_mthp(64, "shmem_enabled", "shmem_alloc",
+		  MAP_SHARED | MAP_ANONYMOUS);
+	test_pmd_thp();
+	test_uffd_wp();
+	test_soft_dirty();
+	test_nodes(nodes);
+	if (swap)
+		test_swap();
+	ksft_finished();
+}

@@ -1,0 +1,49 @@
+#!/bin/sh
+# boot.sh ARCH VARIANT KIND MODE INITRD LOG: boot build/kernel/ARCH-VARIANT-KIND
+# under QEMU TCG with INITRD, console to LOG, and check the console.
+# MODE icount: 1 vCPU, -icount shift=0,sleep=off (guest ns == instructions)
+# MODE wall:   1 vCPU, no icount (emulated wall time)
+# MODE test:   2 vCPUs, 2 NUMA nodes of 1 GiB, 512 MiB swap disk
+# MODE interactive: like test, console on this terminal, no timeout
+. "$(dirname "$0")/lib.sh"
+
+arch=$1 variant=$2 kind=$3 mode=$4 initrd=$5 log=$6
+load_arch "$arch"
+kernel=$BUILD/kernel/$arch-$variant-$kind/$KIMAGE
+[ -f "$kernel" ] || die "no kernel $kernel (make kernel ARCH=$arch VARIANT=$variant KIND=$kind)"
+[ -f "$initrd" ] || die "no initramfs $initrd"
+command -v "$QEMU" >/dev/null || die "$QEMU not found (make deps)"
+timeout=${BOOT_TIMEOUT:-900}
+
+append="console=$QEMU_CONSOLE panic=-1 oops=panic loglevel=6 $BOOT_APPEND"
+swap=
+case $mode in
+icount) machine="-smp 1 -m 2G -icount shift=0,sleep=off" ;;
+wall) machine="-smp 1 -m 2G" ;;
+test | interactive)
+	machine="-smp 2,sockets=2,cores=1,threads=1 -m 2G
+	-object memory-backend-ram,id=m0,size=1G -object memory-backend-ram,id=m1,size=1G
+	-numa node,nodeid=0,cpus=0,memdev=m0 -numa node,nodeid=1,cpus=1,memdev=m1"
+	swap=${log%.log}.swap.img
+	rm -f "$swap" && truncate -s 512M "$swap"
+	machine="$machine $(echo "$QEMU_SWAPDEV" | sed "s|@SWAP@|$swap|")"
+	;;
+*) die "unknown MODE '$mode' (known: icount wall test interactive)" ;;
+esac
+
+set -- "$QEMU" $QEMU_MACHINE $machine -nographic -no-reboot \
+	-kernel "$kernel" -initrd "$initrd" -append "$append"
+if [ "$mode" = interactive ]; then
+	"$@"
+	rc=$?
+	[ -n "$swap" ] && rm -f "$swap"
+	exit $rc
+fi
+mkdir -p "$(dirname "$log")"
+timeout -k 10 "$timeout" "$@" </dev/null >"$log" 2>&1
+rc=$?
+[ -n "$swap" ] && rm -f "$swap"
+if [ $rc = 124 ] || [ $rc = 137 ]; then
+	echo "guest timeout after ${timeout}s: $arch $variant $kind ($log)" >>"$log"
+fi
+exec "$TOP/scripts/console-check.sh" "$log"

@@ -1,0 +1,24 @@
+#!/bin/sh
+# Install the Debian packages the harness needs, once; fail clearly when that
+# cannot be done.
+. "$(dirname "$0")/lib.sh"
+
+PKGS="linux-source-6.12 qemu-system-x86 qemu-system-arm gcc-aarch64-linux-gnu
+libc6-dev-arm64-cross gcc libc6-dev make flex bison bc libelf-dev libssl-dev
+cpio ccache xz-utils patch gnuplot-nox $EXTRA_PKGS"
+
+missing=
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+[ "$(id -u)" = 0 ] || die "missing packages:$missing; run as root so they can be installed"
+echo "installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+mkdir -p "$BUILD"
+apt-get update -q >"$BUILD/apt.log" 2>&1 || true
+# shellcheck disable=SC2086
+apt-get install -y -q --no-install-recommends $missing >>"$BUILD/apt.log" 2>&1 ||
+	{ tail -n 20 "$BUILD/apt.log" >&2; die "could not install:$missing (log: $BUILD/apt.log)"; }

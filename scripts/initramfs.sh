@@ -1,0 +1,25 @@
+#!/bin/sh
+# initramfs.sh ARCH RUNLIST OUT: pack /init, /run.list and the programs the
+# run list names (from build/guest/ARCH/) into a newc cpio archive.
+. "$(dirname "$0")/lib.sh"
+
+arch=$1 runlist=$2 outfile=$3
+load_arch "$arch"
+[ -f "$runlist" ] || die "no run list $runlist"
+bins=$BUILD/guest/$arch
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root/bin" "$root/dev" "$root/proc" "$root/sys" "$root/tmp"
+cp "$bins/init" "$root/init" || die "guest init not built for $arch"
+[ -s "$runlist" ] && cp "$runlist" "$root/run.list"
+for p in $(grep -v '^[[:space:]]*\(#\|$\)' "$runlist" | awk '{print $1}' | sort -u); do
+	[ -x "$bins/$p" ] || die "run list names '$p', not built in $bins"
+	cp "$bins/$p" "$root/bin/$p"
+done
+# Extra files a program needs (e.g. the selftests' data), as DIR=DEST pairs.
+for extra in $INITRAMFS_EXTRA; do
+	mkdir -p "$root/${extra#*=}" && cp -a "${extra%%=*}/." "$root/${extra#*=}/"
+done
+mkdir -p "$(dirname "$outfile")"
+(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) >"$outfile" ||
+	die "cpio failed"

@@ -1,0 +1,47 @@
+#!/bin/sh
+# kernel.sh ARCH VARIANT KIND: configure and build one kernel into
+# build/kernel/ARCH-VARIANT-KIND (incremental, ccache).
+# KIND bench: tinyconfig + configs/base.config + configs/ARCH.config
+# KIND test:  the same + configs/debug.config
+. "$(dirname "$0")/lib.sh"
+
+arch=$1 variant=$2 kind=$3
+load_arch "$arch"
+check_kind "$kind"
+case $variant in
+stock | patched | mutant-*) ;;
+*) check_variant "$variant" ;;
+esac
+[ "${variant#mutant-}" = "$variant" ] && { "$TOP/scripts/source.sh" "$variant" || exit 1; }
+
+src=$BUILD/src/$variant
+out=$BUILD/kernel/$arch-$variant-$kind
+log=$BUILD/log/kernel-$arch-$variant-$kind.log
+frags="$TOP/configs/base.config $TOP/configs/$KCONFIG"
+[ "$kind" = test ] && frags="$frags $TOP/configs/debug.config"
+mkdir -p "$out"
+export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache}
+KMAKE="make -C $src O=$out ARCH=$KARCH CROSS_COMPILE=$CROSS_COMPILE"
+
+configure() {
+	$KMAKE tinyconfig &&
+		"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" $frags &&
+		$KMAKE olddefconfig || return 1
+	# Every option a fragment asks for must have stuck: a silently dropped
+	# dependency would leave the tests measuring a different kernel.
+	bad=$(cat $frags | sed -n 's/^\(CONFIG_[A-Z0-9_]*\)=\(.*\)/\1=\2/p' |
+		while read -r want; do
+			grep -qx "$want" "$out/.config" || echo "${want%%=*}"
+		done)
+	[ -z "$bad" ] || { echo "options not set as requested:" $bad; return 1; }
+}
+
+fraghash=$(cat $frags | sha256sum | cut -c1-16)
+if [ ! -f "$out/.config" ] || [ "$(cat "$out/.frag-hash" 2>/dev/null)" != "$fraghash" ]; then
+	step "config $arch $variant $kind" "$log" configure || exit 1
+	echo "$fraghash" >"$out/.frag-hash"
+fi
+command -v ccache >/dev/null && cc="ccache ${CROSS_COMPILE}gcc" || cc="${CROSS_COMPILE}gcc"
+step "build $arch $variant $kind" "$log" \
+	$KMAKE CC="$cc" -j"$(nproc)" || exit 1
+[ -f "$out/$KIMAGE" ] || die "$out/$KIMAGE missing after build (log: $log)"

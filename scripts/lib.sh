@@ -1,0 +1,51 @@
+# Shared shell helpers; sourced by the scripts in this directory.
+# shellcheck shell=sh
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+T0=${T0:-$(date +%s)}
+export T0
+
+die() {
+	echo "error: $*" >&2
+	exit 1
+}
+
+# step LABEL LOG CMD...: run CMD with its output in LOG, print one line with
+# the elapsed time, and on failure name the log and show its tail.
+step() {
+	label=$1 log=$2
+	shift 2
+	mkdir -p "$(dirname "$log")"
+	s=$(date +%s)
+	if "$@" >"$log" 2>&1; then
+		printf '[%5ss] %-44s ok (%ss)\n' "$(($(date +%s) - T0))" "$label" "$(($(date +%s) - s))"
+		return 0
+	fi
+	printf '[%5ss] %-44s FAILED (%ss), log: %s\n' "$(($(date +%s) - T0))" "$label" "$(($(date +%s) - s))" "$log"
+	tail -n 30 "$log" | sed 's/^/    | /'
+	return 1
+}
+
+# load_arch ARCH: read the arch record into the environment.
+load_arch() {
+	[ -f "$TOP/arch/$1.conf" ] ||
+		die "unknown ARCH '$1' (known: $(cd "$TOP/arch" && ls ./*.conf | sed 's,\./,,;s,\.conf,,' | tr '\n' ' '))"
+	# shellcheck disable=SC1090
+	. "$TOP/arch/$1.conf"
+	ARCH_NAME=$1
+}
+
+check_variant() {
+	case $1 in
+	stock | patched) ;;
+	*) die "unknown VARIANT '$1' (known: stock patched)" ;;
+	esac
+}
+
+check_kind() {
+	case $1 in
+	bench | test) ;;
+	*) die "unknown KIND '$1' (known: bench test)" ;;
+	esac
+}

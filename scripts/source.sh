@@ -1,0 +1,74 @@
+#!/bin/sh
+# source.sh stock|patched: prepare build/src/VARIANT.
+# stock is Debian's linux-source-6.12 as shipped; patched is a hard-linked
+# copy of it with patches/series applied in order. A patch that does not
+# apply stops here with its name and the rejects.
+. "$(dirname "$0")/lib.sh"
+
+variant=$1
+check_variant "$variant"
+TARBALL=${TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+STOCK=$BUILD/src/stock
+SERIES_DIR=${SERIES_DIR:-$TOP/patches}
+
+if [ ! -f "$STOCK/Makefile" ]; then
+	[ -f "$TARBALL" ] || die "$TARBALL missing: install linux-source-6.12 (make deps)"
+	rm -rf "$STOCK.tmp" && mkdir -p "$STOCK.tmp"
+	step "extract $(basename "$TARBALL")" "$BUILD/log/extract.log" \
+		tar -xJf "$TARBALL" -C "$STOCK.tmp" --strip-components=1 || exit 1
+	mv "$STOCK.tmp" "$STOCK"
+fi
+[ "$variant" = stock ] && exit 0
+
+# The files a series touches, so their mtimes can be refreshed: a hard-linked
+# copy keeps stock's old mtime, which kbuild would take for "unchanged".
+series_files() {
+	[ -f "$1/series" ] || return 0
+	grep -v '^[[:space:]]*\(#\|$\)' "$1/series" | while read -r p _; do
+		sed -n 's,^+++ b/\([^[:space:]]*\).*,\1,p' "$1/$p"
+	done
+}
+
+series_hash() {
+	{
+		cat "$SERIES_DIR/series" 2>/dev/null
+		grep -v '^[[:space:]]*\(#\|$\)' "$SERIES_DIR/series" 2>/dev/null |
+			while read -r p _; do cat "$SERIES_DIR/$p"; done
+	} | sha256sum | cut -c1-16
+}
+
+PATCHED=$BUILD/src/${PATCHED_NAME:-patched}
+hash=$(series_hash)
+[ -f "$PATCHED/.series-hash" ] && [ "$(cat "$PATCHED/.series-hash")" = "$hash" ] && exit 0
+
+old_files=$(cat "$PATCHED/.series-files" 2>/dev/null)
+rm -rf "$PATCHED.tmp"
+cp -al "$STOCK" "$PATCHED.tmp" || die "cannot copy $STOCK"
+n=0
+if [ -f "$SERIES_DIR/series" ]; then
+	for p in $(grep -v '^[[:space:]]*\(#\|$\)' "$SERIES_DIR/series" | awk '{print $1}'); do
+		[ -f "$SERIES_DIR/$p" ] || die "series names $p, which is not in $SERIES_DIR"
+		if ! out=$(patch -d "$PATCHED.tmp" -p1 -N -s --no-backup-if-mismatch \
+			<"$SERIES_DIR/$p" 2>&1); then
+			echo "$out" >&2
+			find "$PATCHED.tmp" -name '*.rej' -exec sh -c 'echo "--- reject $1:"; cat "$1"' _ {} \; >&2
+			rm -rf "$PATCHED.tmp"
+			die "patch $p does not apply to $(make -s -C "$STOCK" kernelversion 2>/dev/null)"
+		fi
+		n=$((n + 1))
+	done
+fi
+new_files=$(series_files "$SERIES_DIR")
+for f in $old_files $new_files; do
+	[ -e "$PATCHED.tmp/$f" ] || continue
+	# Break the hard link first: stock's mtime must not move.
+	[ "$PATCHED.tmp/$f" -ef "$STOCK/$f" ] &&
+		cp --remove-destination "$STOCK/$f" "$PATCHED.tmp/$f"
+	touch "$PATCHED.tmp/$f"
+done
+echo "$new_files" >"$PATCHED.tmp/.series-files"
+echo "$hash" >"$PATCHED.tmp/.series-hash"
+# Keep the old tree's build-relevant state out of the way, then swap.
+rm -rf "$PATCHED"
+mv "$PATCHED.tmp" "$PATCHED"
+printf '[%5ss] %-44s ok (%s patches, series %s)\n' "$(($(date +%s) - T0))" "apply series -> ${PATCHED##*/}" "$n" "$hash"
