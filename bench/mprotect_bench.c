@@ -125,7 +125,8 @@ static const struct bcase cases[] = {
 	  DEF_SIZE, DEF_ITERS, 0, "MAP_SHARED|MAP_ANONYMOUS 64K mTHP, RO<->RW" },
 };
 
-#define NR_CASES	(sizeof(cases) / sizeof(cases[0]))
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define NR_CASES	ARRAY_SIZE(cases)
 
 static size_t page_size;
 static unsigned long pmd_kb;
@@ -316,7 +317,7 @@ static void scan_knobs(void)
 		}
 		if (sscanf(de->d_name, "hugepages-%lukB", &kb) != 1)
 			continue;
-		if (nr_sizes >= (int)(sizeof(sizes_kb) / sizeof(sizes_kb[0])))
+		if (nr_sizes >= (int)ARRAY_SIZE(sizes_kb))
 			break;
 		sizes_kb[nr_sizes++] = kb;
 	}
