@@ -1,12 +1,12 @@
 #!/bin/sh
 # tap-summary.sh LABEL LOG: count the TAP results of each program a guest
 # ran (between "@@@ BEGIN" and "@@@ END"), print failures and skips, and
-# append "LABEL pass fail skip" to $RESULTS (default build/results.txt).
+# (skips too with VERBOSE=1), and append "LABEL pass fail skip" to $RESULTS (default build/results.txt).
 # A program that exits non-zero without a failing TAP line is one failure;
 # one that exits 4 (KSFT_SKIP) without TAP lines is one skip.
 label=$1 log=$2
 RESULTS=${RESULTS:-$(dirname "$0")/../build/results.txt}
-awk -v label="$label" -v results="$RESULTS" '
+awk -v label="$label" -v results="$RESULTS" -v verbose="${VERBOSE:-}" '
 function flush(rc) {
 	if (rc == "4" && np + nf + ns == 0) { ns++; skip++; print "  SKIP " label " " prog " (exit 4)" }
 	else if (rc != "0" && rc != "4" && nf == 0) { fail++; print "  FAIL " label " " prog " (exit " rc ")" }
@@ -16,7 +16,7 @@ function flush(rc) {
 /^@@@ END / { rc = $4; sub(/^rc=/, "", rc); flush(rc); next }
 prog != "" && /^(not )?ok [0-9]+/ {
 	line = $0
-	if (line ~ /# *SKIP/) { ns++; skip++; print "  SKIP " label " " prog ": " line }
+	if (line ~ /# *SKIP/) { ns++; skip++; if (verbose) print "  SKIP " label " " prog ": " line }
 	else if (line ~ /^not ok/) { nf++; fail++; print "  FAIL " label " " prog ": " line }
 	else { np++; pass++ }
 }

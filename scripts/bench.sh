@@ -1,0 +1,104 @@
+#!/bin/sh
+# bench.sh: stock vs patched mprotect() benchmark (make bench).
+# Per arch: build both bench kernels, boot each REPEAT times under
+# -icount shift=0,sleep=off (guest instructions; the runs must agree exactly),
+# then WALL_PAIRS A/B pairs without icount (emulated wall time). Prints a
+# table per arch and mode, writes raw CSV + metadata and a ratio plot under
+# build/bench/.
+# Options (environment): ARCHES, CASES=a,b,c (default all), SIZE=32M,
+# ITERS=40, FULL=1 (the seed's 1 GiB), REPEAT=2, WALL_PAIRS=1.
+. "$(dirname "$0")/lib.sh"
+
+ARCHES=${ARCHES:-x86_64 arm64}
+REPEAT=${REPEAT:-2}
+WALL_PAIRS=${WALL_PAIRS:-1}
+CASES=${CASES:-all}
+[ -n "$FULL" ] && SIZE=${SIZE:-1G}
+args="--case $CASES"
+[ -n "$SIZE" ] && args="$args --size $SIZE"
+[ -n "$ITERS" ] && args="$args --iters $ITERS"
+case $REPEAT$WALL_PAIRS in *[!0-9]*) die "REPEAT and WALL_PAIRS must be numbers" ;; esac
+for arch in $ARCHES; do load_arch "$arch"; done
+
+OUT=$BUILD/bench
+mkdir -p "$OUT"
+"$TOP/scripts/guest.sh" x86_64 "$TOP/bench/mprotect_bench.c" || exit 1
+# Validate the options here, before any boot: the host runs x86_64 binaries.
+known=$("$BUILD/guest/x86_64/mprotect_bench" --list | awk '{print $1}')
+for c in $(echo "$CASES" | tr , ' '); do
+	[ "$c" = all ] || echo "$known" | grep -qx "$c" ||
+		die "unknown case '$c' (cases: $(echo $known))"
+done
+echo "${SIZE:-1M}" | grep -Eqx '[1-9][0-9]*[KMG]?' || die "bad SIZE '$SIZE' (e.g. 32M, 1G)"
+echo "${ITERS:-1}" | grep -Eqx '[1-9][0-9]*' || die "bad ITERS '$ITERS'"
+
+LIST=$OUT/bench.list
+echo "mprotect_bench $args" >"$LIST"
+: >"$OUT/icount.args"
+: >"$OUT/wall.args"
+for arch in $ARCHES; do
+	load_arch "$arch"
+	"$TOP/scripts/guest.sh" "$arch" "$TOP/guest/init.c" "$TOP/bench/mprotect_bench.c" || exit 1
+	for v in stock patched; do
+		"$TOP/scripts/kernel.sh" "$arch" "$v" bench || exit 1
+	done
+	"$TOP/scripts/initramfs.sh" "$arch" "$LIST" "$OUT/$arch.cpio" || exit 1
+	# boot1 VARIANT MODE N: one boot, its log named for the arg list.
+	boot1() {
+		log=$OUT/$arch-$1-$2-$3.log
+		s=$(date +%s)
+		if BOOT_TIMEOUT=${BOOT_TIMEOUT:-3600} "$TOP/scripts/boot.sh" "$arch" "$1" bench "$2" "$OUT/$arch.cpio" "$log" >"$log.check"; then
+			printf '[%5ss] %-44s ok (%ss)\n' "$(($(date +%s) - T0))" "bench $arch $1 $2 run $3" "$(($(date +%s) - s))"
+		else
+			printf '[%5ss] %-44s FAILED: %s\n' "$(($(date +%s) - T0))" "bench $arch $1 $2 run $3" "$(cat "$log.check")"
+		fi
+		echo "$arch:$1:$log" >>"$OUT/$2.args"
+	}
+	i=1
+	while [ $i -le "$REPEAT" ]; do
+		boot1 stock icount $i
+		boot1 patched icount $i
+		i=$((i + 1))
+	done
+	i=1
+	while [ $i -le "$WALL_PAIRS" ]; do
+		boot1 stock wall $i
+		boot1 patched wall $i
+		i=$((i + 1))
+	done
+	# Determinism: every icount run of a variant must report the same insns.
+	for v in stock patched; do
+		ls "$OUT/$arch-$v-icount-"*.log >/dev/null 2>&1 || continue
+		n=$(for f in "$OUT/$arch-$v-icount-"*.log; do
+			grep -a '^BENCH ' "$f" | sed 's/ per_call=[^ ]*//' | sort >"$f.bench"
+			echo "$f.bench"
+		done | xargs -n1 cmp "$OUT/$arch-$v-icount-1.log.bench" 2>&1 | grep -c .)
+		[ "$REPEAT" -ge 2 ] && echo "icount determinism $arch $v: $REPEAT runs, $([ "$n" = 0 ] && echo identical || echo "DIFFER ($n)")"
+	done
+done
+
+meta() {
+	export BENCH_KERNEL="$(make -s -C "$BUILD/src/stock" kernelversion)"
+	export BENCH_CONFIG_HASH="$(cat "$BUILD/kernel/"*-bench/.config | sha256sum | cut -c1-12)"
+	export BENCH_SERIES_HASH="$(cat "$BUILD/src/patched/.series-hash")"
+	export BENCH_QEMU="$(qemu-system-x86_64 --version | head -1)"
+}
+meta
+rc=0
+stamp=$(date -u +%Y%m%dT%H%M%SZ)
+for mode in icount wall; do
+	[ -s "$OUT/$mode.args" ] || continue
+	csv=$OUT/$mode-$stamp.csv
+	# shellcheck disable=SC2046
+	BENCH_MODE=$mode "$TOP/bench/results.sh" -o "$csv" $(cat "$OUT/$mode.args") || rc=1
+	cp "$csv" "$OUT/$mode-latest.csv"
+	if [ "$mode" = icount ]; then
+		"$TOP/bench/table.sh" "$csv" | tee "$OUT/table-$mode.txt" || rc=1
+	else
+		"$TOP/bench/table.sh" --report-only "$csv" | tee "$OUT/table-$mode.txt"
+	fi
+done
+"$TOP/bench/plot.sh" -o "$OUT/ratio.png" -s "$OUT/ratio.svg" "$OUT/icount-latest.csv" &&
+	echo "plot: $OUT/ratio.png $OUT/ratio.svg"
+echo "raw results: $OUT/icount-$stamp.csv $OUT/wall-$stamp.csv (logs: $OUT/*.log)"
+exit $rc

@@ -1,0 +1,73 @@
+#!/bin/sh
+# check.sh: the test suite (make check). For each arch in $ARCHES: build the
+# stock and patched kernels, boot them with the smoke test, our own tests and
+# the stress test, run the icount performance gate, then the build checks.
+# Ends with "N passed, N failed, N skipped"; exits non-zero on any failure.
+. "$(dirname "$0")/lib.sh"
+
+ARCHES=${ARCHES:-x86_64 arm64}
+RESULTS=$BUILD/results.txt
+export RESULTS
+mkdir -p "$BUILD/runs"
+: >"$RESULTS"
+
+# fail_unit NAME: a stage that could not run counts as one failure.
+fail_unit() {
+	echo "$1 0 1 0" >>"$RESULTS"
+}
+
+TEST_LIST=$BUILD/runs/check-tests.list
+cat >"$TEST_LIST" <<EOL
+smoke --nodes 2 --swap
+mprotect_batch
+mprotect_stress
+EOL
+GATE_LIST=$BUILD/runs/check-gate.list
+echo "mprotect_bench --case $(grep -v '^#' "$TOP/bench/gate-cases" | paste -sd, -) ${GATE_ARGS:---size 8M --iters 10}" >"$GATE_LIST"
+
+for arch in $ARCHES; do
+	load_arch "$arch"
+	if ! "$TOP/scripts/guest.sh" "$arch"; then
+		fail_unit "$arch-guest-build"
+		continue
+	fi
+	for k in "stock bench" "patched bench" "patched test"; do
+		# shellcheck disable=SC2086
+		"$TOP/scripts/kernel.sh" "$arch" $k || fail_unit "$arch-kernel-${k% *}-${k#* }"
+	done
+	# Stock runs the same tests on its bench kernel (with the test machine
+	# shape): a test that fails on stock is a broken test, not a regression.
+	[ -f "$BUILD/kernel/$arch-stock-bench/$KIMAGE" ] &&
+		"$TOP/scripts/run-guest.sh" "$arch" stock bench test "$TEST_LIST" "$arch-stock-tests"
+	[ -f "$BUILD/kernel/$arch-patched-test/$KIMAGE" ] &&
+		"$TOP/scripts/run-guest.sh" "$arch" patched test test "$TEST_LIST" "$arch-patched-tests"
+	gate_ok=1
+	for v in stock patched; do
+		[ -f "$BUILD/kernel/$arch-$v-bench/$KIMAGE" ] &&
+			"$TOP/scripts/run-guest.sh" "$arch" "$v" bench icount "$GATE_LIST" "$arch-$v-gate" ||
+			gate_ok=0
+	done
+	if [ $gate_ok = 1 ]; then
+		csv=$BUILD/runs/$arch-gate.csv
+		if "$TOP/bench/results.sh" -o "$csv" "$arch:stock:$BUILD/runs/$arch-stock-gate.log" \
+			"$arch:patched:$BUILD/runs/$arch-patched-gate.log" >/dev/null &&
+			"$TOP/bench/table.sh" --gate "$csv" >"$BUILD/runs/$arch-gate.txt" 2>&1; then
+			echo "$arch-perf-gate 1 0 0" >>"$RESULTS"
+			printf '[%5ss] %-44s ok\n' "$(($(date +%s) - T0))" "perf gate $arch"
+		else
+			fail_unit "$arch-perf-gate"
+			printf '[%5ss] %-44s FAILED\n' "$(($(date +%s) - T0))" "perf gate $arch"
+		fi
+		sed 's/^/    /' "$BUILD/runs/$arch-gate.txt"
+	else
+		fail_unit "$arch-perf-gate"
+	fi
+done
+
+if [ -x "$TOP/scripts/build-matrix.sh" ] && [ -z "$SKIP_MATRIX" ]; then
+	"$TOP/scripts/build-matrix.sh" || true
+fi
+
+echo
+awk '{ p += $2; f += $3; s += $4 } $3 > 0 { print "failed: " $1 }
+END { printf "%d passed, %d failed, %d skipped\n", p, f, s; exit f > 0 }' "$RESULTS"
