@@ -220,6 +220,7 @@ static long long read_counter(const char *path)
 struct knob {
 	char path[160];
 	char orig[32];
+	int dirty;		/* written by us: restore at exit */
 };
 
 static struct knob knobs[MAX_KNOBS];
@@ -277,7 +278,7 @@ static void restore_knobs(void)
 	int i;
 
 	for (i = nr_knobs - 1; i >= 0; i--)
-		if (write_file(knobs[i].path, knobs[i].orig))
+		if (knobs[i].dirty && write_file(knobs[i].path, knobs[i].orig))
 			fprintf(stderr, "mprotect_bench: restore %s=%s: %s\n",
 				knobs[i].path, knobs[i].orig, strerror(errno));
 }
@@ -338,6 +339,11 @@ static void scan_knobs(void)
 static int set_knob(const char *path, const char *val, int required,
 		    const char **reason)
 {
+	int i;
+
+	for (i = 0; i < nr_knobs; i++)
+		if (!strcmp(knobs[i].path, path))
+			knobs[i].dirty = 1;
 	if (!write_file(path, val))
 		return 0;
 	if (errno == ENOENT && !required)

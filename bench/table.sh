@@ -151,6 +151,8 @@ function show(a, c, r,    f, t, res, ratio, large, rf, cmp) {
 		f[9] = "-"; f[10] = "-"; f[11] = "-"; f[12] = "no-result"
 	}
 	ratio = f[6]
+	if (wallmode)
+		sub(/^insns/, "ns", f[9])
 	large = t != "" && t + 0 < 1
 	if (ratio == "-") {
 		res = "missing"
@@ -190,7 +192,8 @@ function show(a, c, r,    f, t, res, ratio, large, rf, cmp) {
 
 END {
 	gatemode = ngate > 0
-	if (mode == "wall" || wall)
+	wallmode = mode == "wall" || wall
+	if (wallmode)
 		label = "emulated wall time: median of paired patched/stock ratios"
 	else
 		label = "guest instructions (QEMU -icount shift=0)"
