@@ -78,9 +78,18 @@ else
 fi
 
 plots=
+lt=0
 for a in $(cat "$tmp/arches"); do
+	lt=$((lt + 1))
 	sort -n "$tmp/$a.dat" >"$tmp/$a.sorted"
-	plots="$plots${plots:+, }'$tmp/$a.sorted' using 1:2 with linespoints lw 2 pt 7 title '$a'"
+	plots="$plots${plots:+, }'$tmp/$a.sorted' using 1:2 with linespoints lt $lt lw 2 pt 7 title '$a'"
+	# The arch's large-folio target (lowest target below 1), dashed.
+	t=$(awk -v a="$a" '!/^#/ && ($1 == a || $1 == "*") && $3 + 0 < 1 &&
+		(m == "" || $3 + 0 < m) { m = $3 + 0 } END { print m }' \
+		"$here/targets")
+	if [ -n "$t" ]; then
+		plots="$plots, $t with lines lt $lt dt 3 title '$a target'"
+	fi
 done
 
 for out in $png $svg; do
