@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/personality.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -876,6 +877,32 @@ static int parse_size(const char *s, size_t *out)
 	return 0;
 }
 
+/*
+ * Same virtual layout on every run: address space randomisation changes the
+ * shape of the page tables and of the VMA tree under the region, and with
+ * it the instruction count by a few instructions per call.  Re-exec once
+ * with ADDR_NO_RANDOMIZE; if that is impossible, go on randomised.
+ */
+static void no_aslr(char **argv)
+{
+	int pers = personality(0xffffffff);
+
+	if (pers == -1) {
+		perror("mprotect_bench: personality");
+		return;
+	}
+	if (pers & ADDR_NO_RANDOMIZE)
+		return;
+	if (personality(pers | ADDR_NO_RANDOMIZE) == -1) {
+		perror("mprotect_bench: personality(ADDR_NO_RANDOMIZE)");
+		return;
+	}
+	execv("/proc/self/exe", argv);
+	perror("mprotect_bench: execv(/proc/self/exe)");
+	if (personality(pers) == -1)
+		perror("mprotect_bench: personality restore");
+}
+
 static const struct bcase *find_case(const char *name, size_t len)
 {
 	size_t i;
@@ -997,6 +1024,7 @@ int main(int argc, char **argv)
 		}
 	}
 
+	no_aslr(argv);
 	scan_knobs();
 	if (atexit(restore_knobs))
 		die("atexit");
