@@ -2,7 +2,8 @@
 /*
  * /init of the guest initramfs: mount what the programs expect, enable swap
  * on /dev/vda if the VM has it, run each line of /run.list (program name in
- * /bin, then its arguments) and reboot, which with -no-reboot ends QEMU.
+ * /bin, then its arguments, optionally preceded by "@SECS", a time limit) and
+ * reboot, which with -no-reboot ends QEMU.
  *
  * Every line of output the host parses starts with "@@@ " so that kernel
  * messages interleaved on the same console cannot be mistaken for it.
@@ -95,7 +96,7 @@ static double now(void)
 static void run(char *line)
 {
 	char *argv[MAX_ARGS + 1], path[256];
-	int argc = 0, status;
+	int argc = 0, status, limit = 0;
 	double t;
 	pid_t pid;
 	char *tok;
@@ -106,6 +107,13 @@ static void run(char *line)
 	argv[argc] = NULL;
 	if (!argc || argv[0][0] == '#')
 		return;
+	/* "@SECS prog args": kill prog (SIGALRM survives exec) after SECS. */
+	if (argv[0][0] == '@') {
+		limit = atoi(argv[0] + 1);
+		memmove(argv, argv + 1, argc-- * sizeof(*argv));
+		if (!argc)
+			return;
+	}
 	snprintf(path, sizeof(path), "/bin/%s", argv[0]);
 
 	say("@@@ BEGIN %s\n", argv[0]);
@@ -118,6 +126,8 @@ static void run(char *line)
 	if (!pid) {
 		if (chdir("/tmp"))
 			_exit(126);
+		if (limit)
+			alarm(limit);
 		execv(path, argv);
 		say("exec %s: %s\n", path, strerror(errno));
 		_exit(127);

@@ -18,9 +18,9 @@ fail_unit() {
 
 TEST_LIST=$BUILD/runs/check-tests.list
 cat >"$TEST_LIST" <<EOL
-smoke --nodes 2 --swap
-mprotect_batch
-mprotect_stress
+@60 smoke --nodes 2 --swap
+@600 mprotect_batch
+@300 mprotect_stress
 EOL
 GATE_LIST=$BUILD/runs/check-gate.list
 echo "mprotect_bench --case $(grep -v '^#' "$TOP/bench/gate-cases" | paste -sd, -) ${GATE_ARGS:---size 8M --iters 10}" >"$GATE_LIST"
@@ -37,10 +37,20 @@ for arch in $ARCHES; do
 	done
 	# Stock runs the same tests on its bench kernel (with the test machine
 	# shape): a test that fails on stock is a broken test, not a regression.
-	[ -f "$BUILD/kernel/$arch-stock-bench/$KIMAGE" ] &&
-		"$TOP/scripts/run-guest.sh" "$arch" stock bench test "$TEST_LIST" "$arch-stock-tests"
-	[ -f "$BUILD/kernel/$arch-patched-test/$KIMAGE" ] &&
-		"$TOP/scripts/run-guest.sh" "$arch" patched test test "$TEST_LIST" "$arch-patched-tests"
+	# One boot per kernel runs our tests, then the tree's mm selftests.
+	"$TOP/scripts/kselftests.sh" "$arch" || fail_unit "$arch-kselftests-build"
+	list=$BUILD/runs/check-$arch.list
+	{ cat "$TEST_LIST"; kselftest_list "$arch"; } >"$list"
+	own=$(awk '{print $2}' "$TEST_LIST" | tr '\n' ' ')
+	kst=$(kselftest_list "$arch" | awk '{ print ($1 ~ /^@/) ? $2 : $1 }' | tr '\n' ' ')
+	for vk in "stock bench" "patched test"; do
+		v=${vk% *} k=${vk#* }
+		[ -f "$BUILD/kernel/$arch-$v-$k/$KIMAGE" ] || continue
+		NOCOUNT=1 "$TOP/scripts/run-guest.sh" "$arch" "$v" "$k" test "$list" "$arch-$v-tests"
+		PROGS=$own "$TOP/scripts/tap-summary.sh" "$arch-$v-tests" "$BUILD/runs/$arch-$v-tests.log" | sed 's/^/    /'
+	done
+	PROGS=$kst "$TOP/scripts/kselftest-compare.sh" "$arch-kselftests" \
+		"$BUILD/runs/$arch-stock-tests.log" "$BUILD/runs/$arch-patched-tests.log" | sed 's/^/    /'
 	gate_ok=1
 	for v in stock patched; do
 		[ -f "$BUILD/kernel/$arch-$v-bench/$KIMAGE" ] &&

@@ -5,7 +5,7 @@
 
 PKGS="linux-source-6.12 qemu-system-x86 qemu-system-arm gcc-aarch64-linux-gnu
 libc6-dev-arm64-cross gcc libc6-dev make flex bison bc libelf-dev libssl-dev
-cpio ccache xz-utils patch gnuplot-nox $EXTRA_PKGS"
+cpio ccache xz-utils patch gnuplot-nox libnuma-dev libnuma-dev:arm64 $EXTRA_PKGS"
 
 missing=
 for p in $PKGS; do
@@ -17,6 +17,8 @@ done
 [ "$(id -u)" = 0 ] || die "missing packages:$missing; run as root so they can be installed"
 echo "installing:$missing"
 export DEBIAN_FRONTEND=noninteractive
+# The kernel's mm selftests link libnuma statically, for arm64 too.
+dpkg --print-foreign-architectures | grep -qx arm64 || dpkg --add-architecture arm64
 mkdir -p "$BUILD"
 apt-get update -q >"$BUILD/apt.log" 2>&1 || true
 # shellcheck disable=SC2086

@@ -49,3 +49,9 @@ check_kind() {
 	*) die "unknown KIND '$1' (known: bench test)" ;;
 	esac
 }
+
+# kselftest_list ARCH: the run list of mm selftests for ARCH.
+kselftest_list() {
+	grep -v '^[[:space:]]*\(#\|$\)' "$TOP/tests/kselftests.list" |
+		awk -v a="$1" '$1 ~ /^arch=/ { if ($1 != "arch=" a) next; $1 = "" } { sub(/^ /, ""); print }'
+}

@@ -19,4 +19,5 @@ else
 	printf '[%5ss] %-44s FAILED (%ss)\n  %s\n' "$(($(date +%s) - T0))" "boot $name" "$(($(date +%s) - s))" "$msg"
 	echo "$name-console 0 1 0" >>"$RESULTS"
 fi
-"$TOP/scripts/tap-summary.sh" "$name" "$log" | sed 's/^/    /'
+# The caller may count the TAP results itself (NOCOUNT=1).
+[ -n "$NOCOUNT" ] || "$TOP/scripts/tap-summary.sh" "$name" "$log" | sed 's/^/    /'

@@ -1,0 +1,38 @@
+#!/bin/sh
+# kselftest-compare.sh LABEL STOCK_LOG PATCHED_LOG: the patched kernel may
+# have no selftest failure that stock does not have. Patched results count
+# as passed or failed; a failure stock shares is counted as skipped and
+# listed (with stock's own skips; only programs in $PROGS if set) in build/runs/LABEL-stock-baseline.txt.
+# Appends "LABEL pass fail skip" to $RESULTS.
+label=$1 stock=$2 patched=$3
+RESULTS=${RESULTS:-$(dirname "$0")/../build/results.txt}
+base=$(dirname "$patched")/$label-stock-baseline.txt
+# key: "prog: description" (test numbers stripped); value: ok/fail/skip
+results() {
+	awk -v progs=" $PROGS " '
+	/^@@@ BEGIN / { prog = $3; n = 0
+		if (progs != "  " && index(progs, " " prog " ") == 0) prog = ""
+		next }
+	/^@@@ END / { if (prog == "") next; rc = $4; sub(/^rc=/, "", rc)
+		if (n == 0 && rc != "0") print prog ": (exit " rc ")\t" (rc == "4" ? "skip" : "fail")
+		prog = ""; next }
+	prog != "" && /^(not )?ok [0-9]+/ {
+		n++; line = $0; st = "ok"
+		if (line ~ /# *SKIP/) st = "skip"; else if (line ~ /^not ok/) st = "fail"
+		sub(/^(not )?ok [0-9]+ */, "", line); sub(/ *# *(SKIP|skip).*/, "", line)
+		print prog ": " line "\t" st
+	}' "$1"
+}
+results "$stock" >"$base.raw"
+results "$patched" | awk -F'\t' -v label="$label" -v results="$RESULTS" -v base="$base.raw" '
+BEGIN { while ((getline l < base) > 0) { split(l, f, "\t"); stock[f[1]] = f[2] } }
+$2 == "ok" { p++; next }
+$2 == "skip" { s++; next }
+$2 == "fail" && stock[$1] == "fail" { s++; next }
+$2 == "fail" { f++; print "  FAIL " label " " $1 " (stock: " (stock[$1] == "" ? "not run" : stock[$1]) ")" }
+END {
+	printf "%s %d %d %d\n", label, p, f, s >> results
+	printf "%-36s %d passed, %d failed, %d skipped (incl. failures stock shares)\n", label ":", p, f, s
+}'
+awk -F'\t' '$2 != "ok" { print $2 "\t" $1 }' "$base.raw" | sort >"$base"
+echo "    stock baseline (failures and skips): $base ($(grep -c '^fail' "$base") failed, $(grep -c '^skip' "$base") skipped)"
