@@ -34,7 +34,8 @@
 #                    full: default + i386 in the prefix walk
 #   MATRIX_ARCHES    arches for matrix-ARCH (overrides the set)
 #   MATRIX_CHECKS    subset of: arches debian prefixes checkpatch warnings
-#   PREFIX_ARCHES    arches for the prefix and warnings checks (x86_64 arm64)
+#   PREFIX_ARCHES    arches for the prefix and warnings checks (x86_64 arm64;
+#                    empty: none)
 #   SERIES_DIR       series to check (default patches/); another dir gets its
 #                    own trees (build/src/matrix-alt*), patches/ is untouched
 #   MATRIX_TREE      name of that tree (default matrix, or matrix-alt)
@@ -65,8 +66,11 @@ default | full)
 esac
 ARCHES_M=${MATRIX_ARCHES:-$def_arches}
 CHECKS=${MATRIX_CHECKS:-$def_checks}
-PREFIX_ARCHES=${PREFIX_ARCHES:-x86_64 arm64}
-[ "${MATRIX_SET:-default}" = full ] && PREFIX_ARCHES=${PREFIX_ARCHES_FULL:-x86_64 arm64 i386}
+if [ "${MATRIX_SET:-default}" = full ]; then
+	PREFIX_ARCHES=${PREFIX_ARCHES-x86_64 arm64 i386}
+else
+	PREFIX_ARCHES=${PREFIX_ARCHES-x86_64 arm64}
+fi
 want() { case " $CHECKS " in *" $1 "*) return 0 ;; esac; return 1; }
 
 DEFAULT_SERIES=$TOP/patches
@@ -200,8 +204,8 @@ configure() {
 kbuild() {
 	local src=$1 out=$2
 	shift 2
-	nice -n "$NICE" make -C "$src" O="$out" ARCH="$KA" CROSS_COMPILE="$CROSS" \
-		CC="ccache ${CROSS}gcc" -j"$JOBS" "$@"
+	LC_ALL=C nice -n "$NICE" make -C "$src" O="$out" ARCH="$KA" \
+		CROSS_COMPILE="$CROSS" CC="ccache ${CROSS}gcc" -j"$JOBS" "$@"
 }
 
 # build_dirs ARCH: the directories to build for ARCH.
@@ -226,11 +230,11 @@ build_arch() {
 	fh=$(cat "$TOP/configs/matrix/common.config" "$TOP/configs/matrix/$a.config" | sha256sum | cut -c1-16)
 	if [ ! -f "$out/.config" ] || [ "$(cat "$out/.frag-hash" 2>/dev/null)" != "$fh" ]; then
 		rm -f "$out/.frag-hash"
-		step "config $a ($1)" "$blog.config" configure "$src" "$out" "$a" || return 1
+		step "config $3 ($a, $1)" "$blog.config" configure "$src" "$out" "$a" || return 1
 		echo "$fh" >"$out/.frag-hash"
 	fi
 	# shellcheck disable=SC2046
-	step "build $a ($1): $(build_dirs)" "$blog" kbuild "$src" "$out" $(build_dirs) || return 1
+	step "build $3: $(build_dirs)" "$blog" kbuild "$src" "$out" $(build_dirs) || return 1
 	[ -f "$out/mm/mprotect.o" ] || { echo "    mm/mprotect.o not built (log: $blog)"; return 1; }
 }
 
@@ -245,7 +249,7 @@ thp_note() {
 # --- checkpatch -------------------------------------------------------------
 if want checkpatch; then
 	if [ "$N" = 0 ]; then
-		result matrix-checkpatch 0 0 1 "skipped: no patches in $SERIES_DIR/series"
+		result matrix-checkpatch 0 0 1 "no patches in $SERIES_DIR/series"
 	else
 		ok=0 bad=0 total=0 cplog=$LOGS/checkpatch.log
 		: >"$cplog"
@@ -362,10 +366,10 @@ for a in $PREFIX_ARCHES; do
 		if ensure_pkg "$PKG"; then
 			WALK="$WALK $a"
 		else
-			want prefixes && result "matrix-prefix-$a" 0 0 1 "skipped: $WHY"
-			want warnings && result "matrix-w1-$a" 0 0 1 "skipped: $WHY" &&
-				result "matrix-sparse-$a" 0 0 1 "skipped: $WHY"
-			want arches && in_list "$a" "$ARCHES_M" && result "matrix-$a" 0 0 1 "skipped: $WHY"
+			want prefixes && result "matrix-prefix-$a" 0 0 1 "$WHY"
+			want warnings && result "matrix-w1-$a" 0 0 1 "$WHY" &&
+				result "matrix-sparse-$a" 0 0 1 "$WHY"
+			want arches && in_list "$a" "$ARCHES_M" && result "matrix-$a" 0 0 1 "$WHY"
 		fi
 	fi
 done
@@ -376,12 +380,13 @@ if [ -n "$WALK" ]; then
 		ks=$N
 	fi
 	want prefixes && [ "$N" = 0 ] && for a in $WALK; do
-		result "matrix-prefix-$a" 0 0 1 "skipped: no patches in $SERIES_DIR/series"
+		result "matrix-prefix-$a" 0 0 1 "no patches in $SERIES_DIR/series"
 	done
 	pass='' fail=''
 	ta=$(date +%s)
 	for k in $ks; do
-		p=$(echo "$PATCHES" | sed -n "${k}p")
+		p=stock
+		[ "$k" -gt 0 ] && p=$(echo "$PATCHES" | sed -n "${k}p")
 		if ! apply_prefix "$PTREE" "$k" >"$LOGS/prefix-$k.log" 2>&1; then
 			echo "    prefix $k ($p) does not apply (log: $LOGS/prefix-$k.log)"
 			for a in $WALK; do fail="$fail $a:$k"; done
@@ -441,7 +446,7 @@ if [ -n "$WALK" ]; then
 				result "matrix-w1-$a" 0 1 0 "W=1 build failed (logs: $LOGS/w1-*-$a.log)"
 			fi
 			if [ -n "$SPARSE_MISSING" ]; then
-				result "matrix-sparse-$a" 0 0 1 "skipped: $SPARSE_MISSING"
+				result "matrix-sparse-$a" 0 0 1 "$SPARSE_MISSING"
 			elif measure "$PTREE" "$a" sparse stock $(w1_objs) && [ -f "$WARN/$a-patched.sparse" ]; then
 				compare "matrix-sparse-$a" "$WARN/$a-stock.sparse" "$WARN/$a-patched.sparse" \
 					"$LOGS/sparse-patched-$a.log"
@@ -459,7 +464,7 @@ if want arches; then
 		arch_info "$a" || { result "matrix-$a" 0 1 0 "unknown arch $a"; continue; }
 		ta=$(date +%s)
 		if ! ensure_pkg "$PKG"; then
-			result "matrix-$a" 0 0 1 "skipped: $WHY"
+			result "matrix-$a" 0 0 1 "$WHY"
 			continue
 		fi
 		if build_arch "$TREE" "$a" "$TREE-$a"; then
@@ -500,7 +505,7 @@ if want debian; then
 		[ -n "$cfg" ] || WHY="linux-config-6.12 has no config.amd64_none_amd64.xz"
 	fi
 	if [ -z "$cfg" ]; then
-		result matrix-debian-amd64 0 0 1 "skipped: $WHY"
+		result matrix-debian-amd64 0 0 1 "$WHY"
 	else
 		src=$BUILD/src/$TREE out=$MB/obj/$TREE-debian-amd64 dlog=$LOGS/$TREE-debian-amd64.log
 		mkdir -p "$out"

@@ -2,7 +2,8 @@
 # kselftest-compare.sh LABEL STOCK_LOG PATCHED_LOG: the patched kernel may
 # have no selftest failure that stock does not have. Patched results count
 # as passed or failed; a failure stock shares is counted as skipped and
-# listed (with stock's own skips; only programs in $PROGS if set) in build/runs/LABEL-stock-baseline.txt.
+# listed, with stock's own skips, in build/runs/LABEL-stock-baseline.txt.
+# Only the programs in $PROGS count, if it is set.
 # Appends "LABEL pass fail skip" to $RESULTS.
 label=$1 stock=$2 patched=$3
 RESULTS=${RESULTS:-$(dirname "$0")/../build/results.txt}
@@ -10,22 +11,25 @@ base=$(dirname "$patched")/$label-stock-baseline.txt
 # key: "prog: description" (test numbers stripped); value: ok/fail/skip
 results() {
 	awk -v progs=" $PROGS " '
-	/^@@@ BEGIN / { prog = $3; n = 0
+	{ sub(/\r$/, ""); gsub(/\t/, " ") }
+	/^@@@ BEGIN / { prog = $3; n = nf = 0; bail = ""
 		if (progs != "  " && index(progs, " " prog " ") == 0) prog = ""
 		next }
 	/^@@@ END / { if (prog == "") next; rc = $4; sub(/^rc=/, "", rc)
-		if (n == 0 && rc != "0") print prog ": (exit " rc ")\t" (rc == "4" ? "skip" : "fail")
+		if (nf == 0 && rc != "0" && rc != "4") print prog ": (exit " rc ") " bail "\tfail"
+		if (n == 0 && rc == "4") print prog ": (exit 4)\tskip"
 		prog = ""; next }
+	prog != "" && /^Bail out!/ { bail = $0 }
 	prog != "" && /^(not )?ok [0-9]+/ {
 		n++; line = $0; st = "ok"
-		if (line ~ /# *SKIP/) st = "skip"; else if (line ~ /^not ok/) st = "fail"
+		if (line ~ /# *SKIP/) st = "skip"; else if (line ~ /^not ok/) { st = "fail"; nf++ }
 		sub(/^(not )?ok [0-9]+ */, "", line); sub(/ *# *(SKIP|skip).*/, "", line)
 		print prog ": " line "\t" st
 	}' "$1"
 }
 results "$stock" >"$base.raw"
 results "$patched" | awk -F'\t' -v label="$label" -v results="$RESULTS" -v base="$base.raw" '
-BEGIN { while ((getline l < base) > 0) { split(l, f, "\t"); stock[f[1]] = f[2] } }
+BEGIN { while ((getline l < base) > 0) { split(l, kv, "\t"); stock[kv[1]] = kv[2] } }
 $2 == "ok" { p++; next }
 $2 == "skip" { s++; next }
 $2 == "fail" && stock[$1] == "fail" { s++; next }

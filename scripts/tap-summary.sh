@@ -13,6 +13,7 @@ function flush(rc) {
 	else if (rc != "0" && rc != "4" && nf == 0) { fail++; print "  FAIL " label " " prog " (exit " rc ")" }
 	prog = ""
 }
+{ sub(/\r$/, "") }
 /^@@@ BEGIN / { prog = $3; np = nf = ns = 0
 	if (progs != "  " && index(progs, " " prog " ") == 0) prog = ""
 	next }
