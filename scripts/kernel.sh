@@ -8,11 +8,11 @@
 arch=$1 variant=$2 kind=$3
 load_arch "$arch"
 check_kind "$kind"
-case $variant in
-stock | patched | mutant-*) ;;
-*) check_variant "$variant" ;;
-esac
-[ "${variant#mutant-}" = "$variant" ] && { "$TOP/scripts/source.sh" "$variant" || exit 1; }
+# "mutant" is a tree scripts/mutants.sh prepares itself.
+if [ "$variant" != mutant ]; then
+	check_variant "$variant"
+	"$TOP/scripts/source.sh" "$variant" || exit 1
+fi
 
 src=$BUILD/src/$variant
 out=$BUILD/kernel/$arch-$variant-$kind

@@ -64,7 +64,13 @@ for f in $old_files $new_files; do
 	# Break the hard link first: stock's mtime must not move.
 	[ "$PATCHED.tmp/$f" -ef "$STOCK/$f" ] &&
 		cp --remove-destination "$STOCK/$f" "$PATCHED.tmp/$f"
-	touch "$PATCHED.tmp/$f"
+	# Unchanged since the last tree: keep its mtime, so that kbuild does
+	# not rebuild what includes it (a header touches most of the kernel).
+	if [ -e "$PATCHED/$f" ] && cmp -s "$PATCHED/$f" "$PATCHED.tmp/$f"; then
+		touch -r "$PATCHED/$f" "$PATCHED.tmp/$f"
+	else
+		touch "$PATCHED.tmp/$f"
+	fi
 done
 echo "$new_files" >"$PATCHED.tmp/.series-files"
 echo "$hash" >"$PATCHED.tmp/.series-hash"

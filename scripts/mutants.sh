@@ -1,0 +1,53 @@
+#!/bin/sh
+# mutants.sh: show that the tests catch every mutant in tests/mutants/.
+# Each mutant is a small patch on top of patches/series that re-introduces a
+# known bug class. It is built into a test kernel (one tree and one build
+# directory shared by all mutants, so each rebuild is incremental), booted
+# with our tests, and must make at least one test or the console check fail.
+# MUTANT_ARCH (default x86_64), MUTANTS="a.patch b.patch" to pick some.
+. "$(dirname "$0")/lib.sh"
+
+arch=${MUTANT_ARCH:-x86_64}
+load_arch "$arch"
+dir=$TOP/tests/mutants
+[ -n "$MUTANTS" ] || MUTANTS=$(cd "$dir" 2>/dev/null && ls ./*.patch 2>/dev/null | sed 's,^\./,,')
+[ -n "$MUTANTS" ] || die "no mutants in $dir"
+"$TOP/scripts/guest.sh" "$arch" || exit 1
+"$TOP/scripts/source.sh" stock || exit 1
+list=$BUILD/runs/mutants.list
+cat >"$list" <<EOL
+@600 mprotect_batch
+@300 mprotect_stress
+EOL
+table=$BUILD/runs/mutants-table.txt
+printf '%-40s %-8s %s\n' mutant result "caught by" >"$table"
+missed=0
+for m in $MUTANTS; do
+	[ -f "$dir/$m" ] || die "no mutant $dir/$m"
+	series=$BUILD/mutant-series
+	rm -rf "$series" && mkdir -p "$series"
+	cp "$TOP"/patches/*.patch "$series"/ 2>/dev/null
+	cp "$TOP/patches/series" "$series/series"
+	cp "$dir/$m" "$series/zz-$m"
+	echo "zz-$m" >>"$series/series"
+	name=mutant-${m%.patch}
+	by=
+	if ! SERIES_DIR=$series PATCHED_NAME=mutant "$TOP/scripts/source.sh" patched ||
+		! "$TOP/scripts/kernel.sh" "$arch" mutant test; then
+		result=ERROR by="(does not apply or build)"
+		missed=$((missed + 1))
+	else
+		RESULTS=$BUILD/runs/$name.results NOCOUNT=1 \
+			"$TOP/scripts/run-guest.sh" "$arch" mutant test test "$list" "$name"
+		log=$BUILD/runs/$name.log
+		by=$( { "$TOP/scripts/console-check.sh" "$log" | sed 's/.*:[0-9]*:/console: /' | cut -c1-60
+			RESULTS=/dev/null "$TOP/scripts/tap-summary.sh" "$name" "$log" |
+				sed -n 's/^  FAIL [^ ]* //p' | sed 's/^[^:]*: not ok [0-9]* //' | cut -c1-50; } |
+			head -n 4 | paste -sd';' -)
+		if [ -n "$by" ]; then result=caught; else result=MISSED missed=$((missed + 1)); fi
+	fi
+	printf '%-40s %-8s %s\n' "${m%.patch}" "$result" "$by" | tee -a "$table"
+done
+echo "mutants table: $table"
+[ $missed = 0 ] || die "$missed mutant(s) not caught"
+echo "all mutants caught"
