@@ -100,6 +100,21 @@ if [ -z "$RESULTS" ]; then
 fi
 
 nfail=0
+MSTART=$(date +%s)
+# cpu: CPU=seconds (user + sys) of the children waited for so far; with the
+# wall time this tells what a check costs on an idle machine (cpu / cores).
+# Not in a subshell: times reports the calling shell's children.
+cpu() {
+	times >"$MB/.times-$$"
+	CPU=$(sed -n 2p "$MB/.times-$$" | awk '{ t = 0
+		for (i = 1; i <= 2; i++) { split($i, a, "m"); sub("s", "", a[2]); t += a[1] * 60 + a[2] }
+		printf "%d\n", t }')
+}
+# cost WALL0 CPU0: COST="Ns wall, Ms cpu" since then.
+cost() {
+	cpu
+	COST="$(($(date +%s) - $1))s wall, $((CPU - $2))s cpu"
+}
 # result NAME PASS FAIL SKIP TEXT: record one check and print its summary.
 result() {
 	echo "$1 $2 $3 $4" >>"$RESULTS"
@@ -383,7 +398,7 @@ if [ -n "$WALK" ]; then
 		result "matrix-prefix-$a" 0 0 1 "no patches in $SERIES_DIR/series"
 	done
 	pass='' fail=''
-	ta=$(date +%s)
+	ta=$(date +%s) && cpu && ca=$CPU
 	for k in $ks; do
 		p=stock
 		[ "$k" -gt 0 ] && p=$(echo "$PATCHES" | sed -n "${k}p")
@@ -401,6 +416,8 @@ if [ -n "$WALK" ]; then
 			fi
 		done
 	done
+	cost $ta $ca
+	echo "    walk of$WALK over prefixes $(printf '%s ' $ks): $COST"
 	for a in $WALK; do
 		arch_info "$a"
 		lg=$LOGS/prefix-$N-$a.log
@@ -420,7 +437,7 @@ if [ -n "$WALK" ]; then
 				bad=$(echo $fail | tr ' ' '\n' | sed -n "s/^$a://p" | tr '\n' ' ')
 				result "matrix-prefix-$a" "$np" "$nf" 0 "prefixes failing (of 1..$N): $bad(logs: $LOGS/prefix-K-$a.log)"
 			else
-				result "matrix-prefix-$a" "$np" 0 0 "prefixes 1..$N build mm/ arch/$SRCARCH/mm/ ($(($(date +%s) - ta))s for all walk arches)"
+				result "matrix-prefix-$a" "$np" 0 0 "prefixes 1..$N build mm/ arch/$SRCARCH/mm/ (walk:$WALK, $COST)"
 			fi
 		fi
 		if want warnings && [ $okN = 1 ]; then
@@ -462,15 +479,17 @@ if want arches; then
 	for a in $ARCHES_M; do
 		in_list "$a" "$PREFIX_ARCHES" && continue
 		arch_info "$a" || { result "matrix-$a" 0 1 0 "unknown arch $a"; continue; }
-		ta=$(date +%s)
+		ta=$(date +%s) && cpu && ca=$CPU
 		if ! ensure_pkg "$PKG"; then
 			result "matrix-$a" 0 0 1 "$WHY"
 			continue
 		fi
 		if build_arch "$TREE" "$a" "$TREE-$a"; then
-			result "matrix-$a" 1 0 0 "$(build_dirs)built, $(thp_note "$MB/obj/$TREE-$a"), mm/mprotect.o ok ($(($(date +%s) - ta))s)"
+			cost $ta $ca
+			result "matrix-$a" 1 0 0 "$(build_dirs)built, $(thp_note "$MB/obj/$TREE-$a"), mm/mprotect.o ok ($COST)"
 		else
-			result "matrix-$a" 0 1 0 "build failed (log: $LOGS/$TREE-$a.log*) ($(($(date +%s) - ta))s)"
+			cost $ta $ca
+			result "matrix-$a" 0 1 0 "build failed (log: $LOGS/$TREE-$a.log*) ($COST)"
 		fi
 	done
 fi
@@ -497,7 +516,7 @@ debian_config() {
 }
 
 if want debian; then
-	ta=$(date +%s)
+	ta=$(date +%s) && cpu && ca=$CPU
 	arch_info x86_64
 	cfg=$(ls /usr/src/linux-config-6.12/config.amd64_none_amd64.xz 2>/dev/null)
 	if [ -z "$cfg" ] && ensure_pkg linux-config-6.12; then
@@ -523,11 +542,16 @@ if want debian; then
 		# shellcheck disable=SC2086
 		if [ $cok = 1 ] && step "build debian-amd64 ($TREE): $dirs" "$dlog" kbuild "$src" "$out" $dirs &&
 			[ -f "$out/mm/mprotect.o" ]; then
-			result matrix-debian-amd64 1 0 0 "${dirs}built with $(basename "$cfg") (PARAVIRT=y, $(thp_note "$out")) ($(($(date +%s) - ta))s)"
+			cost $ta $ca
+			result matrix-debian-amd64 1 0 0 "${dirs}built with $(basename "$cfg") (PARAVIRT=y, $(thp_note "$out")) ($COST)"
 		else
-			result matrix-debian-amd64 0 1 0 "build failed (log: $dlog*) ($(($(date +%s) - ta))s)"
+			cost $ta $ca
+			result matrix-debian-amd64 0 1 0 "build failed (log: $dlog*) ($COST)"
 		fi
 	fi
 fi
 
+cost "$MSTART" 0
+printf '[%5ss] build matrix done: %s failed checks; %s\n' "$(($(date +%s) - T0))" "$nfail" "$COST"
+rm -f "$MB/.times-$$"
 [ "$nfail" = 0 ]
