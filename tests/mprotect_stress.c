@@ -49,6 +49,8 @@ struct worker {
 	uint64_t rng;
 	struct region r[REGIONS];
 	long ops, checks, forks, mremaps, mremap_skips, pageouts;
+	long op_count[6];
+	double op_time[6], op_max[6];
 	int failed;
 	char why[256];
 };
@@ -439,27 +441,49 @@ static void op_remap(struct worker *w, struct region *r)
 		fail(w, "mmap: %s", strerror(errno));
 }
 
+static const char * const op_names[] = {
+	"write", "mprotect", "madvise", "fork", "mremap", "remap",
+};
+#define NR_OPS 6
+
 static void *worker_fn(void *arg)
 {
 	struct worker *w = arg;
 	struct region *r;
-	int op;
+	double t0, dt;
+	int op, kind;
 
 	while (!stop_all && w->ops < max_ops && elapsed() < max_secs) {
 		r = &w->r[rnd_below(w, REGIONS)];
 		op = rnd_below(w, 100);
-		if (op < 35)
+		t0 = elapsed();
+		if (op < 35) {
+			kind = 0;
 			op_write(w, r);
-		else if (op < 70)
+		} else if (op < 70) {
+			kind = 1;
 			op_mprotect(w, r);
-		else if (op < 84)
+		} else if (op < 84) {
+			kind = 2;
 			op_madvise(w, r);
-		else if (op < 90)
+		} else if (op < 90) {
+			kind = 3;
 			op_fork(w);
-		else if (op < 97)
+		} else if (op < 97) {
+			kind = 4;
 			op_mremap(w, r);
-		else
+		} else {
+			kind = 5;
 			op_remap(w, r);
+		}
+		dt = elapsed() - t0;
+		if (dt > 5)
+			ksft_print_msg("thread %d op %ld (%s) took %.1f s\n",
+				       w->id, w->ops, op_names[kind], dt);
+		w->op_time[kind] += dt;
+		w->op_count[kind]++;
+		if (dt > w->op_max[kind])
+			w->op_max[kind] = dt;
 		w->ops++;
 		if (!w->failed && w->ops % 16 == 0)
 			verify(w, r, 0, r->npages, "periodic");
@@ -602,6 +626,19 @@ int main(int argc, char **argv)
 	}
 	ksft_print_msg("%.1f s, %lld large folios allocated\n", elapsed(),
 		       folios1 - folios0);
+	for (k = 0; k < NR_OPS; k++) {
+		double tot = 0, mx = 0;
+		long cnt = 0;
+
+		for (i = 0; i < nthreads; i++) {
+			cnt += workers[i].op_count[k];
+			tot += workers[i].op_time[k];
+			if (workers[i].op_max[k] > mx)
+				mx = workers[i].op_max[k];
+		}
+		ksft_print_msg("%-8s %5ld ops, %7.3f s total, %7.3f s max\n",
+			       op_names[k], cnt, tot, mx);
+	}
 	if (folios1 - folios0 > 0)
 		ksft_test_result_pass("large folios were exercised\n");
 	else
