@@ -18,7 +18,13 @@ timeout=${BOOT_TIMEOUT:-900}
 append="console=$QEMU_CONSOLE panic=-1 oops=panic loglevel=6 $BOOT_APPEND"
 swap=
 case $mode in
-icount) machine="-smp 1 -m 2G -icount shift=0,sleep=off" ;;
+# A fixed virtual RTC (and on x86 no RDRAND/RDSEED, see arch/) keeps the
+# host's clock out of the guest, so icount figures repeat exactly.
+# Random stack offsets change copy alignments and so instruction counts.
+icount)
+	machine="-smp 1 -m 2G -icount shift=0,sleep=off -rtc base=2026-01-01T00:00:00,clock=vm"
+	append="$append nokaslr randomize_kstack_offset=off"
+	;;
 wall) machine="-smp 1 -m 2G" ;;
 test | interactive)
 	machine="-smp 2,sockets=2,cores=1,threads=1 -m 2G

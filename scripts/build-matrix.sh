@@ -281,6 +281,7 @@ if want checkpatch; then
 			why=$(sed -n '/^---$/q;p' "$SERIES_DIR/$p" | grep -i '^[[:space:]]*checkpatch:' | head -n 1)
 			if [ "$n" = 0 ]; then
 				ok=$((ok + 1))
+				echo "    $p: clean"
 			elif [ -n "$why" ]; then
 				ok=$((ok + 1))
 				echo "    $p: $1 errors, $2 warnings, $3 checks, justified: $(echo "$why" | sed 's/^[[:space:]]*//')"
