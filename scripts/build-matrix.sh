@@ -249,7 +249,11 @@ build_arch() {
 		echo "$fh" >"$out/.frag-hash"
 	fi
 	# shellcheck disable=SC2046
-	step "build $3: $(build_dirs)" "$blog" kbuild "$src" "$out" $(build_dirs) || return 1
+	if ! step "build $3: $(build_dirs)" "$blog" kbuild "$src" "$out" $(build_dirs); then
+		# The first errors, which the log's tail may not show.
+		grep -m 5 ': error:' "$blog" | sed "s,$src/,,g; s/^/    first errors: /"
+		return 1
+	fi
 	[ -f "$out/mm/mprotect.o" ] || { echo "    mm/mprotect.o not built (log: $blog)"; return 1; }
 }
 
