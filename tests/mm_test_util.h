@@ -472,11 +472,16 @@ static inline long long vmstat_get(const char *name)
 /* ------------------------------------------------------------------ */
 /* fault counting and access probing */
 
+#ifndef RUSAGE_THREAD
+#define RUSAGE_THREAD 1
+#endif
+
+/* Minor faults of the calling thread (other threads' faults don't count). */
 static inline long minflt(void)
 {
 	struct rusage ru;
 
-	if (getrusage(RUSAGE_SELF, &ru))
+	if (getrusage(RUSAGE_THREAD, &ru))
 		return -1;
 	return ru.ru_minflt;
 }
