@@ -1441,11 +1441,43 @@ static void set_numa_scan_fast(void)
 	}
 }
 
+/*
+ * One NUMA iteration: touch every page (all mapped and writable), and
+ * optionally cycle RO -> RW from mid-folio. Returns the faults taken.
+ */
+static long numa_iteration(MB *self, bool cycle)
+{
+	size_t lo = F / 4, hi = N - F / 4, i;
+	long f0 = minflt(), f;
+
+	for (i = 0; i < N; i++)
+		((volatile uint64_t *)(self->mem + i * pagesize))[0] =
+			pattern_word(self->tag[i], i, 0);
+	if (cycle) {
+		if (mb_mprotect(self, lo + 1, hi - 1, PROT_READ))
+			return -1;
+		/* reading RO pages must not fault either */
+		for (i = 0; i < N; i++)
+			(void)((volatile uint64_t *)(self->mem + i * pagesize))[1];
+		f = minflt();
+		if (mb_verify(self, 0, N, VF_CONTENT | VF_PROT, "numa RO"))
+			return -1;
+		/* probing writes to RO pages only raise SIGSEGV */
+		f0 += minflt() - f;
+		if (mb_mprotect(self, lo, hi, PROT_READ | PROT_WRITE))
+			return -1;
+	}
+	for (i = 0; i < N; i++)
+		((volatile uint64_t *)(self->mem + i * pagesize))[0] =
+			pattern_word(self->tag[i], i, 0);
+	return minflt() - f0;
+}
+
 TEST_F_TIMEOUT(mb, numa_hinting, 600)
 {
 	unsigned long node1 = 1UL << 1;
 	long long u0, h0, u1 = 0, h1 = 0;
-	size_t lo = F / 4, hi = N - F / 4, i;
+	size_t i;
 	struct timespec t0, t;
 	int iter = 0, after = 0;
 	char reason[160];
@@ -1483,18 +1515,21 @@ TEST_F_TIMEOUT(mb, numa_hinting, 600)
 	mb_refresh_pfns(self);
 	ASSERT_EQ(0, mb_verify(self, 0, N, VF_ALL, "on node 1"));
 
-	/* warm up: after this, touching the region must not fault at all */
-	for (r = 0; r < 3; r++) {
-		long f0 = minflt();
+	/*
+	 * Control: with NUMA balancing off, touch passes + mprotect cycles
+	 * must not fault at all (after a warm-up).
+	 */
+	for (r = 0, iter = 0; r < 6; r++) {
+		long f = numa_iteration(self, r % 2 == 0);
 
-		for (i = 0; i < N; i++)
-			((volatile uint64_t *)(self->mem + i * pagesize))[0] =
-				pattern_word(self->tag[i], i, 0);
-		if (minflt() == f0)
-			break;
+		if (f < 0)
+			ASSERT_EQ(0, f);
+		if (r >= 2)
+			iter += f;
 	}
-	if (r == 3)
-		SKIP(return, "touching mapped, writable pages keeps faulting");
+	if (iter)
+		SKIP(return, "touching mapped, writable pages faults %d times without NUMA balancing",
+		     iter);
 
 	ASSERT_EQ(0, write_file("/proc/sys/kernel/numa_balancing", "1"));
 	set_numa_scan_fast();
@@ -1502,29 +1537,13 @@ TEST_F_TIMEOUT(mb, numa_hinting, 600)
 	u0 = vmstat_get("numa_pte_updates");
 	h0 = vmstat_get("numa_huge_pte_updates");
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
-		volatile uint64_t *q;
-		long f0 = minflt();
+	for (iter = 0;; iter++) {
+		long f = numa_iteration(self, iter % 2 == 0);
 
-		/*
-		 * Touch every page: all are mapped and writable, so any fault
-		 * here is a NUMA hinting fault on a prot_numa PTE/PMD.
-		 */
-		for (i = 0; i < N; i++) {
-			q = (volatile uint64_t *)(self->mem + i * pagesize);
-			q[0] = pattern_word(self->tag[i], i, 0);
-		}
-		hint += minflt() - f0;
-		/* mprotect cycles from mid-folio over the hinted folios */
-		if (iter % 2 == 0) {
-			ASSERT_EQ(0, mb_mprotect(self, lo + 1, hi - 1,
-						 PROT_READ));
-			ASSERT_EQ(0, mb_verify(self, 0, N,
-					       VF_CONTENT | VF_PROT, "numa RO"));
-			ASSERT_EQ(0, mb_mprotect(self, lo, hi,
-						 PROT_READ | PROT_WRITE));
-		}
-		iter++;
+		if (f < 0)
+			ASSERT_EQ(0, f);
+		/* any fault here is a NUMA hinting fault */
+		hint += f;
 		u1 = vmstat_get("numa_pte_updates");
 		h1 = vmstat_get("numa_huge_pte_updates");
 		clock_gettime(CLOCK_MONOTONIC, &t);
