@@ -41,6 +41,7 @@ struct region {
 	int kind;
 	unsigned char *shadow;	/* expected contents */
 	unsigned char *prot;	/* expected protection per page */
+	unsigned char *nofork;	/* MADV_DONTFORK during the current fork */
 };
 
 struct worker {
@@ -137,6 +138,7 @@ static int region_init(struct region *r, int kind)
 		return -1;
 	memset(r->shadow, 0, region_size);
 	memset(r->prot, PROT_READ | PROT_WRITE, r->npages);
+	memset(r->nofork, 0, r->npages);
 	return 0;
 }
 
@@ -256,7 +258,7 @@ static int child_check(struct worker *w, bool private_only)
 		if (private_only && r->kind != R_PRIVATE)
 			continue;
 		for (i = 0; i < r->npages; i++)
-			if ((r->prot[i] & PROT_READ) &&
+			if ((r->prot[i] & PROT_READ) && !r->nofork[i] &&
 			    memcmp(r->mem + i * pagesize,
 				   r->shadow + i * pagesize, pagesize))
 				return 1;
@@ -264,22 +266,72 @@ static int child_check(struct worker *w, bool private_only)
 	return 0;
 }
 
-/* Child: make its private copies writable (batched mprotect) and scribble. */
+/*
+ * Child: make its private copies writable (batched mprotect over folios
+ * that are COW-shared with the parent) and scribble over them.
+ */
 static int child_scribble(struct worker *w)
 {
 	struct region *r;
-	size_t i;
+	size_t i, run;
 	int k;
 
 	for (k = 0; k < REGIONS; k++) {
 		r = &w->r[k];
 		if (r->kind != R_PRIVATE)
 			continue;
-		if (mprotect(r->mem, region_size, PROT_READ | PROT_WRITE))
-			return 3;
+		for (i = 0; i < r->npages; i += run) {
+			for (run = 1; i + run < r->npages &&
+			     r->nofork[i + run] == r->nofork[i]; run++)
+				;
+			if (r->nofork[i])
+				continue;	/* not mapped in the child */
+			if (mprotect(r->mem + i * pagesize, run * pagesize,
+				     PROT_READ | PROT_WRITE))
+				return 3;
+		}
 		for (i = 0; i < r->npages; i += 1 + (i % 3))
-			*(volatile uint64_t *)(r->mem + i * pagesize +
-					       (i % 64) * 8) = 0xdeadbeefULL;
+			if (!r->nofork[i])
+				*(volatile uint64_t *)(r->mem + i * pagesize +
+						       (i % 64) * 8) = 0xdeadbeefULL;
+	}
+	return 0;
+}
+
+/*
+ * Before a fork: exclude random ranges of the private region from it, so
+ * that large folios end up with PageAnonExclusive pages (excluded: stay
+ * exclusive) next to COW-shared ones.
+ */
+static int mark_nofork(struct worker *w)
+{
+	struct region *r;
+	size_t lo, hi;
+	int k, n;
+
+	for (k = 0; k < REGIONS; k++) {
+		r = &w->r[k];
+		if (r->kind != R_PRIVATE || rnd_below(w, 3) == 0)
+			continue;
+		for (n = 0; n < 4; n++) {
+			rnd_range(w, r, &lo, &hi);
+			if (madvise(r->mem + lo * pagesize, (hi - lo) * pagesize,
+				    MADV_DONTFORK))
+				return -1;
+			memset(r->nofork + lo, 1, hi - lo);
+		}
+	}
+	return 0;
+}
+
+static int clear_nofork(struct worker *w)
+{
+	int k;
+
+	for (k = 0; k < REGIONS; k++) {
+		if (madvise(w->r[k].mem, region_size, MADV_DOFORK))
+			return -1;
+		memset(w->r[k].nofork, 0, w->r[k].npages);
 	}
 	return 0;
 }
@@ -317,6 +369,10 @@ static void op_fork(struct worker *w)
 		fail(w, "pipe: %s", strerror(errno));
 		return;
 	}
+	if (mark_nofork(w)) {
+		fail(w, "madvise(DONTFORK): %s", strerror(errno));
+		return;
+	}
 	pid = fork();
 	if (pid < 0) {
 		fail(w, "fork: %s", strerror(errno));
@@ -324,6 +380,11 @@ static void op_fork(struct worker *w)
 	}
 	if (pid == 0)
 		child_main(w, p2c[0], c2p[1]);
+	/* re-merge the VMAs: the parent keeps mixed exclusive/shared folios */
+	if (clear_nofork(w)) {
+		fail(w, "madvise(DOFORK): %s", strerror(errno));
+		return;
+	}
 	if (hold) {
 		close(p2c[0]);
 		close(c2p[1]);
@@ -593,7 +654,8 @@ int main(int argc, char **argv)
 		for (k = 0; k < REGIONS; k++) {
 			w->r[k].shadow = malloc(region_size);
 			w->r[k].prot = malloc(region_size / pagesize);
-			if (!w->r[k].shadow || !w->r[k].prot)
+			w->r[k].nofork = malloc(region_size / pagesize);
+			if (!w->r[k].shadow || !w->r[k].prot || !w->r[k].nofork)
 				ksft_exit_fail_msg("out of memory\n");
 			if (region_init(&w->r[k], k == 0 ? R_PRIVATE : R_SHARED))
 				ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
