@@ -51,6 +51,7 @@ struct worker {
 	struct region r[REGIONS];
 	long ops, checks, forks, mremaps, mremap_skips, pageouts;
 	long op_count[6];
+	size_t nofork_fp, nofork_lo, nofork_hi;
 	double op_time[6], op_max[6];
 	int failed;
 	char why[256];
@@ -131,6 +132,8 @@ static char *map_region(int kind)
 
 static int region_init(struct region *r, int kind)
 {
+	size_t i;
+
 	r->kind = kind;
 	r->npages = region_size / pagesize;
 	r->mem = map_region(kind);
@@ -139,6 +142,13 @@ static int region_init(struct region *r, int kind)
 	memset(r->shadow, 0, region_size);
 	memset(r->prot, PROT_READ | PROT_WRITE, r->npages);
 	memset(r->nofork, 0, r->npages);
+	/* populate: the fault on each folio-sized block allocates a large folio */
+	for (i = 0; i < r->npages; i++) {
+		uint64_t v = 0x1000 + i;
+
+		*(volatile uint64_t *)(r->mem + i * pagesize) = v;
+		memcpy(r->shadow + i * pagesize, &v, 8);
+	}
 	return 0;
 }
 
@@ -184,12 +194,12 @@ static void rnd_range(struct worker *w, struct region *r, size_t *lo,
 	*hi = b;
 }
 
-static void op_write(struct worker *w, struct region *r)
+static void write_range(struct worker *w, struct region *r, size_t lo,
+			size_t hi)
 {
-	size_t lo, hi, i, k, off;
+	size_t i, k, off;
 	uint64_t v;
 
-	rnd_range(w, r, &lo, &hi);
 	for (i = lo; i < hi; i++) {
 		if ((r->prot[i] & (PROT_READ | PROT_WRITE)) !=
 		    (PROT_READ | PROT_WRITE))
@@ -201,7 +211,57 @@ static void op_write(struct worker *w, struct region *r)
 			memcpy(r->shadow + i * pagesize + off, &v, 8);
 		}
 	}
+}
+
+static void op_write(struct worker *w, struct region *r)
+{
+	size_t lo, hi;
+
+	rnd_range(w, r, &lo, &hi);
+	write_range(w, r, lo, hi);
 	verify(w, r, lo, hi, "write");
+}
+
+/*
+ * With a child alive: RO (or NONE) over a range, then RW or RWX over a
+ * slightly larger one, both mostly starting mid-folio, then write every
+ * page of it. Folios mix exclusive (MADV_DONTFORK'd, still writable) and
+ * COW-shared pages here: none of the writes may reach the child.
+ */
+static void op_cow_cycle(struct worker *w, struct region *r)
+{
+	static const int first[] = {
+		PROT_READ, PROT_NONE, -1,
+	};
+	int p1 = first[rnd_below(w, 3)];
+	int p2 = rnd_below(w, 2) ? PROT_READ | PROT_WRITE :
+				   PROT_READ | PROT_WRITE | PROT_EXEC;
+	size_t lo, hi, fp = w->nofork_fp;
+
+	rnd_range(w, r, &lo, &hi);
+	if (w->nofork_hi > w->nofork_lo && rnd_below(w, 2)) {
+		/* start in an exclusive first half, run into the shared one */
+		lo = w->nofork_lo + rnd_below(w, (w->nofork_hi - w->nofork_lo) / fp) * fp +
+		     rnd_below(w, fp / 2);
+		hi = lo + 1 + rnd_below(w, 3 * fp);
+		if (hi > r->npages)
+			hi = r->npages;
+	}
+	if (p1 >= 0 && lo + 1 < hi - 1) {
+		if (mprotect(r->mem + (lo + 1) * pagesize,
+			     (hi - lo - 2) * pagesize, p1)) {
+			fail(w, "mprotect: %s", strerror(errno));
+			return;
+		}
+		memset(r->prot + lo + 1, p1, hi - lo - 2);
+	}
+	if (mprotect(r->mem + lo * pagesize, (hi - lo) * pagesize, p2)) {
+		fail(w, "mprotect: %s", strerror(errno));
+		return;
+	}
+	memset(r->prot + lo, p2, hi - lo);
+	write_range(w, r, lo, hi);
+	verify(w, r, lo, hi, "cow cycle");
 }
 
 static void op_mprotect(struct worker *w, struct region *r)
@@ -305,22 +365,24 @@ static int child_scribble(struct worker *w)
  */
 static int mark_nofork(struct worker *w)
 {
-	struct region *r;
-	size_t lo, hi;
-	int k, n;
+	static const size_t folio_pages[] = { 4, 16, 32, 512 };
+	size_t fp = folio_pages[rnd_below(w, 4)], a, n, b;
+	struct region *r = &w->r[0];
 
-	for (k = 0; k < REGIONS; k++) {
-		r = &w->r[k];
-		if (r->kind != R_PRIVATE || rnd_below(w, 3) == 0)
-			continue;
-		for (n = 0; n < 4; n++) {
-			rnd_range(w, r, &lo, &hi);
-			if (madvise(r->mem + lo * pagesize, (hi - lo) * pagesize,
-				    MADV_DONTFORK))
-				return -1;
-			memset(r->nofork + lo, 1, hi - lo);
-		}
+	w->nofork_fp = fp;
+	if (rnd_below(w, 4) == 0)
+		return 0;
+	/* first half of each folio-sized block in a random stretch */
+	n = 1 + rnd_below(w, fp >= 512 ? 2 : 16);
+	a = rnd_below(w, r->npages / fp);
+	for (b = a; b < a + n && b < r->npages / fp; b++) {
+		if (madvise(r->mem + b * fp * pagesize, fp / 2 * pagesize,
+			    MADV_DONTFORK))
+			return -1;
+		memset(r->nofork + b * fp, 1, fp / 2);
 	}
+	w->nofork_lo = a * fp;
+	w->nofork_hi = b * fp;
 	return 0;
 }
 
@@ -328,6 +390,7 @@ static int clear_nofork(struct worker *w)
 {
 	int k;
 
+	w->nofork_lo = w->nofork_hi = 0;
 	for (k = 0; k < REGIONS; k++) {
 		if (madvise(w->r[k].mem, region_size, MADV_DOFORK))
 			return -1;
@@ -360,7 +423,7 @@ static void child_main(struct worker *w, int rd, int wr)
 static void op_fork(struct worker *w)
 {
 	int p2c[2] = { -1, -1 }, c2p[2] = { -1, -1 };
-	bool hold = rnd_below(w, 2);
+	bool hold = rnd_below(w, 3) != 0;
 	int st, k;
 	char c = 0;
 	pid_t pid;
@@ -394,9 +457,11 @@ static void op_fork(struct worker *w)
 			for (k = 0; k < 6 && !w->failed; k++) {
 				struct region *r = &w->r[rnd_below(w, REGIONS)];
 
-				if (k % 2 == 0)
+				if (k % 3 == 2)
 					op_mprotect(w, r);
 				else
+					op_cow_cycle(w, &w->r[0]);
+				if (k % 3 == 1)
 					op_write(w, r);
 			}
 		}
@@ -527,10 +592,10 @@ static void *worker_fn(void *arg)
 		} else if (op < 84) {
 			kind = 2;
 			op_madvise(w, r);
-		} else if (op < 90) {
+		} else if (op < 94) {
 			kind = 3;
 			op_fork(w);
-		} else if (op < 97) {
+		} else if (op < 98) {
 			kind = 4;
 			op_mremap(w, r);
 		} else {
