@@ -52,6 +52,7 @@ struct worker {
 	long ops, checks, forks, mremaps, mremap_skips, pageouts;
 	long op_count[6];
 	size_t nofork_fp, nofork_lo, nofork_hi;
+	uint64_t *fork_pfn;	/* region 0 PFNs at a held fork, or NULL */
 	double op_time[6], op_max[6];
 	int failed;
 	char why[256];
@@ -262,6 +263,22 @@ static void op_cow_cycle(struct worker *w, struct region *r)
 	memset(r->prot + lo, p2, hi - lo);
 	write_range(w, r, lo, hi);
 	verify(w, r, lo, hi, "cow cycle");
+	if (w->fork_pfn && r == &w->r[0]) {
+		size_t i;
+
+		/* a page the child still maps must have been copied */
+		for (i = lo; i < hi && !w->failed; i++) {
+			uint64_t e = pagemap_one(r->mem + i * pagesize);
+
+			if (r->nofork[i] || !w->fork_pfn[i] ||
+			    !(e & PM_PRESENT))
+				continue;
+			if ((e & PM_PFN_MASK) == w->fork_pfn[i])
+				fail(w, "thread %d op %ld: write to page %zu reached pfn %#llx, still mapped by the child",
+				     w->id, w->ops, i,
+				     (unsigned long long)w->fork_pfn[i]);
+		}
+	}
 }
 
 static void op_mprotect(struct worker *w, struct region *r)
@@ -386,17 +403,24 @@ static int mark_nofork(struct worker *w)
 	return 0;
 }
 
-static int clear_nofork(struct worker *w)
+/* After the fork: merge the VMAs again (the bookkeeping stays until done). */
+static int dofork_all(struct worker *w)
+{
+	int k;
+
+	for (k = 0; k < REGIONS; k++)
+		if (madvise(w->r[k].mem, region_size, MADV_DOFORK))
+			return -1;
+	return 0;
+}
+
+static void forget_nofork(struct worker *w)
 {
 	int k;
 
 	w->nofork_lo = w->nofork_hi = 0;
-	for (k = 0; k < REGIONS; k++) {
-		if (madvise(w->r[k].mem, region_size, MADV_DOFORK))
-			return -1;
+	for (k = 0; k < REGIONS; k++)
 		memset(w->r[k].nofork, 0, w->r[k].npages);
-	}
-	return 0;
 }
 
 static void child_main(struct worker *w, int rd, int wr)
@@ -432,6 +456,17 @@ static void op_fork(struct worker *w)
 		fail(w, "pipe: %s", strerror(errno));
 		return;
 	}
+	if (hold && pagemap_fd >= 0) {
+		w->fork_pfn = calloc(w->r[0].npages, sizeof(uint64_t));
+		if (w->fork_pfn &&
+		    pagemap_read(w->r[0].mem, w->r[0].npages, w->fork_pfn)) {
+			free(w->fork_pfn);
+			w->fork_pfn = NULL;
+		}
+		for (k = 0; w->fork_pfn && k < (int)w->r[0].npages; k++)
+			w->fork_pfn[k] = (w->fork_pfn[k] & PM_PRESENT) ?
+					 w->fork_pfn[k] & PM_PFN_MASK : 0;
+	}
 	if (mark_nofork(w)) {
 		fail(w, "madvise(DONTFORK): %s", strerror(errno));
 		return;
@@ -444,7 +479,7 @@ static void op_fork(struct worker *w)
 	if (pid == 0)
 		child_main(w, p2c[0], c2p[1]);
 	/* re-merge the VMAs: the parent keeps mixed exclusive/shared folios */
-	if (clear_nofork(w)) {
+	if (dofork_all(w)) {
 		fail(w, "madvise(DOFORK): %s", strerror(errno));
 		return;
 	}
@@ -470,6 +505,9 @@ static void op_fork(struct worker *w)
 		close(p2c[1]);
 		close(c2p[0]);
 	}
+	forget_nofork(w);
+	free(w->fork_pfn);
+	w->fork_pfn = NULL;
 	if (waitpid(pid, &st, 0) != pid) {
 		fail(w, "waitpid: %s", strerror(errno));
 		return;
