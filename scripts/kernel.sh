@@ -20,7 +20,10 @@ log=$BUILD/log/kernel-$arch-$variant-$kind.log
 frags="$TOP/configs/base.config $TOP/configs/$KCONFIG"
 [ "$kind" = test ] && frags="$frags $TOP/configs/debug.config"
 mkdir -p "$out"
-export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache}
+# ccache's own directory (not build/) survives "make clean" and fresh
+# clones; the base dir makes its hashes independent of where the clone is.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$TOP}
+export CCACHE_NOHASHDIR=1
 KMAKE="make -C $src O=$out ARCH=$KARCH CROSS_COMPILE=$CROSS_COMPILE"
 
 configure() {
