@@ -8,6 +8,11 @@
 arch=$1 variant=$2 kind=$3
 load_arch "$arch"
 check_kind "$kind"
+# One kernel step at a time: applying a new series swaps the source tree,
+# which would pull it from under a build that is still running.
+mkdir -p "$BUILD"
+exec 9>"$BUILD/.kernel.lock"
+flock 9
 # "mutant" is a tree scripts/mutants.sh prepares itself.
 if [ "$variant" != mutant ]; then
 	check_variant "$variant"
