@@ -359,17 +359,23 @@ compare() {
 	fi
 }
 
+in_list() { case " $2 " in *" $1 "*) return 0 ;; esac; return 1; }
+
 # --- the series, applied -----------------------------------------------------
+SERIES_BROKEN=
 if want arches || want debian; then
 	if ! out=$(SERIES_DIR=$SERIES_DIR PATCHED_NAME=$TREE "$TOP/scripts/source.sh" patched 2>&1); then
 		echo "$out" | tail -n 30 | sed 's/^/    | /'
-		for a in $ARCHES_M; do want arches && result "matrix-$a" 0 1 0 "series does not apply"; done
-		want debian && result matrix-debian-amd64 0 1 0 "series does not apply"
-		exit 1
+		# The walk still tells which prefix stops applying.
+		SERIES_BROKEN=1
+		for a in $ARCHES_M; do
+			in_list "$a" "$PREFIX_ARCHES" && continue
+			want arches && result "matrix-$a" 0 1 0 "the series does not apply (see above)"
+		done
+		want debian && result matrix-debian-amd64 0 1 0 "the series does not apply (see above)"
 	fi
 	[ -n "$out" ] && echo "$out"
 fi
-in_list() { case " $2 " in *" $1 "*) return 0 ;; esac; return 1; }
 
 # --- the walk: prefixes, matrix-ARCH, W=1 and sparse for $PREFIX_ARCHES ----------
 # One object dir per arch on build/src/matrix-prefix ($PTREE), holding prefix k of
@@ -402,14 +408,14 @@ if [ -n "$WALK" ]; then
 	want prefixes && [ "$N" = 0 ] && for a in $WALK; do
 		result "matrix-prefix-$a" 0 0 1 "no patches in $SERIES_DIR/series"
 	done
-	pass='' fail=''
+	pass='' fail='' noapply=''
 	ta=$(date +%s) && cpu && ca=$CPU
 	for k in $ks; do
 		p=stock
 		[ "$k" -gt 0 ] && p=$(echo "$PATCHES" | sed -n "${k}p")
 		if ! apply_prefix "$PTREE" "$k" >"$LOGS/prefix-$k.log" 2>&1; then
 			echo "    prefix $k ($p) does not apply (log: $LOGS/prefix-$k.log)"
-			for a in $WALK; do fail="$fail $a:$k"; done
+			for a in $WALK; do fail="$fail $a:$k" noapply="$noapply $a:$k"; done
 			continue
 		fi
 		for a in $WALK; do
@@ -431,6 +437,8 @@ if [ -n "$WALK" ]; then
 		if want arches && in_list "$a" "$ARCHES_M"; then
 			if [ $okN = 1 ]; then
 				result "matrix-$a" 1 0 0 "$(build_dirs)built, $(thp_note "$MB/obj/$PTREE-$a"), mm/mprotect.o ok (log: $lg)"
+			elif in_list "$a:$N" "$noapply"; then
+				result "matrix-$a" 0 1 0 "the series does not apply (log: $LOGS/prefix-$N.log)"
 			else
 				result "matrix-$a" 0 1 0 "build failed (log: $lg*)"
 			fi
@@ -481,7 +489,7 @@ if [ -n "$WALK" ]; then
 fi
 
 # --- matrix-ARCH, the other arches --------------------------------------------------
-if want arches; then
+if want arches && [ -z "$SERIES_BROKEN" ]; then
 	for a in $ARCHES_M; do
 		in_list "$a" "$PREFIX_ARCHES" && continue
 		arch_info "$a" || { result "matrix-$a" 0 1 0 "unknown arch $a"; continue; }
@@ -521,7 +529,7 @@ debian_config() {
 	done
 }
 
-if want debian; then
+if want debian && [ -z "$SERIES_BROKEN" ]; then
 	ta=$(date +%s) && cpu && ca=$CPU
 	arch_info x86_64
 	cfg=$(ls /usr/src/linux-config-6.12/config.amd64_none_amd64.xz 2>/dev/null)
