@@ -392,6 +392,13 @@ static int mark_nofork(struct worker *w)
 	/* first half of each folio-sized block in a random stretch */
 	n = 1 + rnd_below(w, fp >= 512 ? 2 : 16);
 	a = rnd_below(w, r->npages / fp);
+	b = a + n < r->npages / fp ? a + n : r->npages / fp;
+	/* present, exclusive, writable and dirty before the fork */
+	if (mprotect(r->mem + a * fp * pagesize, (b - a) * fp * pagesize,
+		     PROT_READ | PROT_WRITE))
+		return -1;
+	memset(r->prot + a * fp, PROT_READ | PROT_WRITE, (b - a) * fp);
+	write_range(w, r, a * fp, b * fp);
 	for (b = a; b < a + n && b < r->npages / fp; b++) {
 		if (madvise(r->mem + b * fp * pagesize, fp / 2 * pagesize,
 			    MADV_DONTFORK))
@@ -456,6 +463,14 @@ static void op_fork(struct worker *w)
 		fail(w, "pipe: %s", strerror(errno));
 		return;
 	}
+	if (mark_nofork(w)) {
+		fail(w, "madvise(DONTFORK): %s", strerror(errno));
+		return;
+	}
+	/*
+	 * PFNs right before the fork: the child keeps these pages alive, so
+	 * no later copy can be allocated at the same PFN.
+	 */
 	if (hold && pagemap_fd >= 0) {
 		w->fork_pfn = calloc(w->r[0].npages, sizeof(uint64_t));
 		if (w->fork_pfn &&
@@ -466,10 +481,6 @@ static void op_fork(struct worker *w)
 		for (k = 0; w->fork_pfn && k < (int)w->r[0].npages; k++)
 			w->fork_pfn[k] = (w->fork_pfn[k] & PM_PRESENT) ?
 					 w->fork_pfn[k] & PM_PFN_MASK : 0;
-	}
-	if (mark_nofork(w)) {
-		fail(w, "madvise(DONTFORK): %s", strerror(errno));
-		return;
 	}
 	pid = fork();
 	if (pid < 0) {
@@ -688,7 +699,8 @@ static void sigsegv(int sig, siginfo_t *si, void *uc)
 		     "Bail out! unexpected signal %d at %p: a page lost its permissions\n",
 		     sig, si->si_addr);
 	if (write(1, msg, n) < 0)
-		_exit(1);
+		n = 0;
+	knobs_restore();	/* open/write/close only; no-op in children */
 	_exit(1);
 }
 
