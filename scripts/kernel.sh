@@ -13,11 +13,8 @@ check_kind "$kind"
 mkdir -p "$BUILD"
 exec 9>"$BUILD/.kernel.lock"
 flock 9
-# "mutant" is a tree scripts/mutants.sh prepares itself.
-if [ "$variant" != mutant ]; then
-	check_variant "$variant"
-	"$TOP/scripts/source.sh" "$variant" || exit 1
-fi
+check_variant "$variant"
+"$TOP/scripts/source.sh" "$variant" || exit 1
 
 src=$BUILD/src/$variant
 out=$BUILD/kernel/$arch-$variant-$kind
