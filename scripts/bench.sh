@@ -6,7 +6,7 @@
 # table per arch and mode, writes raw CSV + metadata and a ratio plot under
 # build/bench/.
 # Options (environment): ARCHES, CASES=a,b,c (default all), SIZE=32M,
-# ITERS=40, FULL=1 (the seed's 1 GiB), REPEAT=2, WALL_PAIRS=1.
+# ITERS=40, FULL=1 (the seed's 1 GiB), REPEAT=2, WALL_PAIRS=1, NOBUILD=1.
 . "$(dirname "$0")/lib.sh"
 
 ARCHES=${ARCHES:-x86_64 arm64}
@@ -40,7 +40,12 @@ for arch in $ARCHES; do
 	load_arch "$arch"
 	"$TOP/scripts/guest.sh" "$arch" "$TOP/guest/init.c" "$TOP/bench/mprotect_bench.c" || exit 1
 	for v in stock patched; do
-		"$TOP/scripts/kernel.sh" "$arch" "$v" bench || exit 1
+		# NOBUILD=1: use the kernels as built (e.g. while another build runs).
+		if [ -n "$NOBUILD" ]; then
+			[ -f "$BUILD/kernel/$arch-$v-bench/$KIMAGE" ] || die "no $arch $v bench kernel"
+		else
+			"$TOP/scripts/kernel.sh" "$arch" "$v" bench || exit 1
+		fi
 	done
 	"$TOP/scripts/initramfs.sh" "$arch" "$LIST" "$OUT/$arch.cpio" || exit 1
 	# boot1 VARIANT MODE N: one boot, its log named for the arg list.

@@ -11,7 +11,7 @@ check_kind "$kind"
 # One kernel step at a time: applying a new series swaps the source tree,
 # which would pull it from under a build that is still running.
 mkdir -p "$BUILD"
-exec 9>"$BUILD/.kernel.lock"
+exec 9>"$BUILD/.kernel-$variant.lock"
 flock 9
 check_variant "$variant"
 "$TOP/scripts/source.sh" "$variant" || exit 1
