@@ -59,6 +59,11 @@ for arch in $ARCHES; do
 	done
 	if [ $gate_ok = 1 ]; then
 		csv=$BUILD/runs/$arch-gate.csv
+		BENCH_KERNEL=$(make -s -C "$BUILD/src/stock" kernelversion)
+		BENCH_CONFIG_HASH=$(cat "$BUILD/kernel/$arch-"*-bench/.config | sha256sum | cut -c1-12)
+		BENCH_SERIES_HASH=$(cat "$BUILD/src/patched/.series-hash")
+		BENCH_QEMU=$($QEMU --version | head -1)
+		export BENCH_KERNEL BENCH_CONFIG_HASH BENCH_SERIES_HASH BENCH_QEMU
 		if "$TOP/bench/results.sh" -o "$csv" "$arch:stock:$BUILD/runs/$arch-stock-gate.log" \
 			"$arch:patched:$BUILD/runs/$arch-patched-gate.log" >/dev/null &&
 			"$TOP/bench/table.sh" --gate "$csv" >"$BUILD/runs/$arch-gate.txt" 2>&1; then
