@@ -59,18 +59,17 @@ for arch in $ARCHES; do
 		fi
 		echo "$arch:$1:$log" >>"$OUT/$2.args"
 	}
-	i=1
-	while [ $i -le "$REPEAT" ]; do
-		boot1 stock icount $i
-		boot1 patched icount $i
-		i=$((i + 1))
-	done
-	i=1
-	while [ $i -le "$WALL_PAIRS" ]; do
-		boot1 stock wall $i
-		boot1 patched wall $i
-		i=$((i + 1))
-	done
+	# pairs MODE N: N boots of stock and patched in turns (A B A B ...).
+	pairs() {
+		i=1
+		while [ $i -le "$2" ]; do
+			boot1 stock "$1" $i
+			boot1 patched "$1" $i
+			i=$((i + 1))
+		done
+	}
+	pairs icount "$REPEAT"
+	pairs wall "$WALL_PAIRS"
 	# Determinism: every icount run of a variant should report the same
 	# insns; print the largest difference between runs if not.
 	for v in stock patched; do

@@ -41,8 +41,8 @@ for arch in $ARCHES; do
 	"$TOP/scripts/kselftests.sh" "$arch" || fail_unit "$arch-kselftests-build"
 	list=$BUILD/runs/check-$arch.list
 	{ cat "$TEST_LIST"; kselftest_list "$arch"; } >"$list"
-	own=$(awk '{print $2}' "$TEST_LIST" | tr '\n' ' ')
-	kst=$(kselftest_list "$arch" | awk '{ print ($1 ~ /^@/) ? $2 : $1 }' | tr '\n' ' ')
+	own=$(runlist_progs <"$TEST_LIST" | tr '\n' ' ')
+	kst=$(kselftest_list "$arch" | runlist_progs | tr '\n' ' ')
 	for vk in "stock bench" "patched test"; do
 		v=${vk% *} k=${vk#* }
 		[ -f "$BUILD/kernel/$arch-$v-$k/$KIMAGE" ] || continue

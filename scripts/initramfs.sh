@@ -12,7 +12,7 @@ trap 'rm -rf "$root"' EXIT
 mkdir -p "$root/bin" "$root/dev" "$root/proc" "$root/sys" "$root/tmp"
 cp "$bins/init" "$root/init" || die "guest init not built for $arch"
 [ -s "$runlist" ] && cp "$runlist" "$root/run.list"
-for p in $(grep -v '^[[:space:]]*\(#\|$\)' "$runlist" | awk '{ print ($1 ~ /^@/) ? $2 : $1 }' | sort -u); do
+for p in $(runlist_progs <"$runlist"); do
 	[ -x "$bins/$p" ] || die "run list names '$p', not built in $bins"
 	cp "$bins/$p" "$root/bin/$p"
 done

@@ -7,8 +7,7 @@ arch=$1
 load_arch "$arch"
 "$TOP/scripts/guest.sh" "$arch" "$TOP/guest/init.c" || exit 1
 out=$BUILD/guest/$arch
-targets=$(kselftest_list "$arch" |
-	awk '{ print ($1 ~ /^@/) ? $2 : $1 }' | sort -u | sed "s|^|$out/|")
+targets=$(kselftest_list "$arch" | runlist_progs | sed "s|^|$out/|")
 missing=
 for t in $targets; do [ -x "$t" ] || missing=1; done
 [ -z "$missing" ] && exit 0

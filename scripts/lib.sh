@@ -50,6 +50,12 @@ check_kind() {
 	esac
 }
 
+# runlist_progs: the program names of the run list on stdin (a line is
+# "[@SECS] PROG ARGS"; comments and blank lines skipped), once each.
+runlist_progs() {
+	grep -v '^[[:space:]]*\(#\|$\)' | awk '{ print ($1 ~ /^@/) ? $2 : $1 }' | sort -u
+}
+
 # kselftest_list ARCH: the run list of mm selftests for ARCH.
 kselftest_list() {
 	grep -v '^[[:space:]]*\(#\|$\)' "$TOP/tests/kselftests.list" |
