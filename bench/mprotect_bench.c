@@ -66,6 +66,11 @@ struct bcase {
 	unsigned int iters;	/* default iterations */
 	int fixed_size;		/* --size does not apply */
 	const char *desc;
+	/*
+	 * mTHP size enabled after the region is populated, for the timed
+	 * loop: small folios in a VMA where large ones are allowed.
+	 */
+	unsigned long thp_on_kb;
 };
 
 #define KiB(x)	((size_t)(x) << 10)
@@ -114,6 +119,9 @@ static const struct bcase cases[] = {
 	NONERW_4K("nonerw-4k-40KiB", KiB(40), 1000),
 	NONERW_4K("nonerw-4k-400KiB", KiB(400), 200),
 	NONERW_4K("nonerw-4k-4000KiB", KiB(4000), 40),
+	{ "nonerw-4k-mthp-on", K_ANON, 4, SHAPE_PTE, NONE, RW, 0, KiB(4000), 40,
+	  1, "anon 4K pages, NONE<->RW, 64K mTHP enabled after population",
+	  64 },
 	{ "memfd-rorw-4k", K_MEMFD, 4, SHAPE_PTE, RO, RW, 0,
 	  DEF_SIZE, DEF_ITERS, 0, "dirty shared memfd, 4K pages, RO<->RW" },
 	ANON_NONERW("nonerw-16k", 16),
@@ -806,6 +814,9 @@ static int run_case(const struct bcase *c, size_t size_opt,
 		reason = "large-folio-in-4k-case";
 		goto skipped;
 	}
+
+	if (c->thp_on_kb && set_thp(c->thp_on_kb, 0, &reason))
+		goto skipped;
 
 	/* One untimed warm-up cycle, then the timed loop. */
 	cycle(c, r.p, size);

@@ -37,7 +37,8 @@ test | interactive)
 *) die "unknown MODE '$mode' (known: icount wall test interactive)" ;;
 esac
 
-set -- "$QEMU" $QEMU_MACHINE $machine -nographic -no-reboot \
+# QEMU_EXTRA: more QEMU options, e.g. a TCG plugin for a profile.
+set -- "$QEMU" $QEMU_MACHINE $machine $QEMU_EXTRA -nographic -no-reboot \
 	-kernel "$kernel" -initrd "$initrd" -append "$append"
 if [ "$mode" = interactive ]; then
 	"$@"
