@@ -267,6 +267,32 @@ static inline int thp_configure(unsigned long kb, bool shmem, const char **why)
 	return 0;
 }
 
+/*
+ * Allow no new large folio of any size, anonymous or shmem. This also stops
+ * khugepaged. Folios already allocated keep their size.
+ */
+static inline void thp_all_never(void)
+{
+	char path[160];
+	int i;
+
+	for (i = 0; i < nr_thp_sizes; i++) {
+		snprintf(path, sizeof(path), THP_DIR "/hugepages-%dkB/enabled",
+			 thp_sizes_kb[i]);
+		if (!access(path, F_OK))
+			write_file(path, "never");
+		snprintf(path, sizeof(path),
+			 THP_DIR "/hugepages-%dkB/shmem_enabled",
+			 thp_sizes_kb[i]);
+		if (!access(path, F_OK))
+			write_file(path, "never");
+	}
+	if (!access(THP_DIR "/enabled", F_OK)) {
+		write_file(THP_DIR "/enabled", "never");
+		write_file(THP_DIR "/shmem_enabled", "never");
+	}
+}
+
 /* ------------------------------------------------------------------ */
 /* pagemap / kpageflags */
 

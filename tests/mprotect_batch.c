@@ -80,12 +80,25 @@ FIXTURE_VARIANT(mb) {
 	enum kind kind;
 	unsigned long folio_kb;	/* 4 = order-0 */
 	bool pmd_mapped;
+	/*
+	 * 4K pages in a VMA with MADV_HUGEPAGE: the series takes its batching
+	 * walk there (large folios may be mapped), which must handle order-0
+	 * pages too. Every large-folio shape has MADV_HUGEPAGE as well.
+	 */
+	bool madv_huge;
 };
 
 #define V(_name, _kind, _kb, _pmd)					\
 	FIXTURE_VARIANT_ADD(mb, _name) {				\
 		.kind = _kind, .folio_kb = _kb, .pmd_mapped = _pmd,	\
 	}
+
+FIXTURE_VARIANT_ADD(mb, anon_4k_madv_huge) {
+	.kind = K_ANON, .folio_kb = 4, .madv_huge = true,
+};
+FIXTURE_VARIANT_ADD(mb, shmem_4k_madv_huge) {
+	.kind = K_SHMEM, .folio_kb = 4, .madv_huge = true,
+};
 
 V(anon_4k, K_ANON, 4, false);
 V(anon_16k, K_ANON, 16, false);
@@ -367,7 +380,9 @@ FIXTURE_SETUP(mb)
 	ASSERT_NE(NULL, self->prot);
 	ASSERT_NE(NULL, self->flt);
 
-	if (self->fpages > 1) {
+	if (variant->madv_huge)
+		thp_all_never();	/* 4K pages, though MADV_HUGEPAGE */
+	if (self->fpages > 1 || variant->madv_huge) {
 		if (madvise(mem, self->size, MADV_HUGEPAGE) && errno != EINVAL)
 			ASSERT_EQ(0, errno);
 	} else {
@@ -380,8 +395,13 @@ FIXTURE_SETUP(mb)
 		self->tag[i] = 1;
 		self->prot[i] = PROT_READ | PROT_WRITE;
 	}
-	/* Keep khugepaged and PMD re-mapping away from the region. */
-	madvise(mem, self->size, MADV_NOHUGEPAGE);
+	/*
+	 * Keep khugepaged and PMD re-mapping away from the region: no new
+	 * large folios from now on. The VMA keeps MADV_HUGEPAGE (or
+	 * MADV_NOHUGEPAGE), which decides whether mprotect() takes the
+	 * series' batching walk or its per-PTE walk.
+	 */
+	thp_all_never();
 
 	if (fsize == pmdsize && !variant->pmd_mapped) {
 		/* PTE-map the THPs: split the PMD mapping, not the folio. */
