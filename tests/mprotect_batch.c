@@ -411,10 +411,15 @@ FIXTURE_SETUP(mb)
 			ASSERT_EQ(0, mprotect(mem + i + pagesize, pagesize,
 					      PROT_READ | PROT_WRITE));
 		}
-		/* File PMDs are zapped on split: fault them back as PTEs. */
+		/*
+		 * File PMDs are zapped on split: fault them back as PTEs,
+		 * under MADV_NOHUGEPAGE, which refuses PMD mappings.
+		 */
+		madvise(mem, self->size, MADV_NOHUGEPAGE);
 		for (i = 0; i < self->npages; i++)
 			((volatile uint64_t *)(mem + i * pagesize))[0] =
 				pattern_word(1, i, 0);
+		madvise(mem, self->size, MADV_HUGEPAGE);
 	}
 
 	if (check_folio_shape(mem, self->size, fsize, reason, sizeof(reason)))
