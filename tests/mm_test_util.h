@@ -203,22 +203,11 @@ static inline void util_init(void)
 		pmdsize = pagesize * (pagesize / 8);
 }
 
-/*
- * Configure THP so that anon (or anon shmem) faults allocate exactly
- * folios of @kb kB (kb == pagesize/1024: no large folios at all).
- * Returns 0 or a negative errno; *why describes the failure.
- */
-static inline int thp_configure(unsigned long kb, bool shmem, const char **why)
+/* Set the knobs of every mTHP size, anon and shmem, to "never". */
+static inline void thp_sizes_never(void)
 {
-	unsigned long pmd_kb = pmdsize / 1024;
 	char path[160];
-	int i, ret;
-
-	*why = NULL;
-	/* Keep unrelated machinery from moving our pages around. */
-	write_file("/proc/sys/kernel/numa_balancing", "0");
-	write_file("/proc/sys/vm/compaction_proactiveness", "0");
-	write_file(THP_DIR "/defrag", "madvise");
+	int i;
 
 	for (i = 0; i < nr_thp_sizes; i++) {
 		snprintf(path, sizeof(path), THP_DIR "/hugepages-%dkB/enabled",
@@ -231,6 +220,26 @@ static inline int thp_configure(unsigned long kb, bool shmem, const char **why)
 		if (!access(path, F_OK))
 			write_file(path, "never");
 	}
+}
+
+/*
+ * Configure THP so that anon (or anon shmem) faults allocate exactly
+ * folios of @kb kB (kb == pagesize/1024: no large folios at all).
+ * Returns 0 or a negative errno; *why describes the failure.
+ */
+static inline int thp_configure(unsigned long kb, bool shmem, const char **why)
+{
+	unsigned long pmd_kb = pmdsize / 1024;
+	char path[160];
+	int ret;
+
+	*why = NULL;
+	/* Keep unrelated machinery from moving our pages around. */
+	write_file("/proc/sys/kernel/numa_balancing", "0");
+	write_file("/proc/sys/vm/compaction_proactiveness", "0");
+	write_file(THP_DIR "/defrag", "madvise");
+
+	thp_sizes_never();
 	/* The top level only matters via "inherit"; keep it out of the way. */
 	if (access(THP_DIR "/enabled", F_OK)) {
 		if (kb * 1024 == pagesize)
@@ -273,20 +282,7 @@ static inline int thp_configure(unsigned long kb, bool shmem, const char **why)
  */
 static inline void thp_all_never(void)
 {
-	char path[160];
-	int i;
-
-	for (i = 0; i < nr_thp_sizes; i++) {
-		snprintf(path, sizeof(path), THP_DIR "/hugepages-%dkB/enabled",
-			 thp_sizes_kb[i]);
-		if (!access(path, F_OK))
-			write_file(path, "never");
-		snprintf(path, sizeof(path),
-			 THP_DIR "/hugepages-%dkB/shmem_enabled",
-			 thp_sizes_kb[i]);
-		if (!access(path, F_OK))
-			write_file(path, "never");
-	}
+	thp_sizes_never();
 	if (!access(THP_DIR "/enabled", F_OK)) {
 		write_file(THP_DIR "/enabled", "never");
 		write_file(THP_DIR "/shmem_enabled", "never");
