@@ -3,37 +3,53 @@
 # have no selftest failure that stock does not have. Patched results count
 # as passed or failed; a failure stock shares is counted as skipped and
 # listed, with stock's own skips, in build/runs/LABEL-stock-baseline.txt.
-# Only the programs in $PROGS count, if it is set.
+# Only the programs in $PROGS count, if it is set. A program the guest ran
+# twice ("@@@ RETRY", see tests/kselftests.list) counts by its second run;
+# the retry is printed, so a flaky test stays visible.
 # Appends "LABEL pass fail skip" to $RESULTS.
 label=$1 stock=$2 patched=$3
 RESULTS=${RESULTS:-$(dirname "$0")/../build/results.txt}
 base=$(dirname "$patched")/$label-stock-baseline.txt
 # key: "prog: description" (test numbers stripped); value: ok/fail/skip
+# A program's lines are kept until its END marker: a RETRY replaces them.
 results() {
 	awk -v progs=" $PROGS " '
+	function add(s) { out[prog] = out[prog] s "\n" }
 	{ sub(/\r$/, ""); gsub(/\t/, " ") }
 	/^@@@ BEGIN / { prog = $3; n = nf = 0; bail = ""
 		if (progs != "  " && index(progs, " " prog " ") == 0) prog = ""
+		else { if (!(prog in out)) order[++np] = prog; out[prog] = "" }
 		next }
 	/^@@@ END / { if (prog == "") next; rc = $4; sub(/^rc=/, "", rc)
-		if (nf == 0 && rc != "0" && rc != "4") print prog ": (exit " rc ") " bail "\tfail"
-		if (n == 0 && rc == "4") print prog ": (exit 4)\tskip"
+		if (nf == 0 && rc != "0" && rc != "4") add(prog ": (exit " rc ") " bail "\tfail")
+		if (n == 0 && rc == "4") add(prog ": (exit 4)\tskip")
+		if (n == 0 && rc == "0") add(prog ": (exit 0)\tok")
 		prog = ""; next }
 	prog != "" && /^Bail out!/ { bail = $0 }
 	prog != "" && /^(not )?ok [0-9]+/ {
 		n++; line = $0; st = "ok"
 		if (line ~ /# *SKIP/) st = "skip"; else if (line ~ /^not ok/) { st = "fail"; nf++ }
 		sub(/^(not )?ok [0-9]+ */, "", line); sub(/ *# *(SKIP|skip).*/, "", line)
-		print prog ": " line "\t" st
-	}' "$1"
+		add(prog ": " line "\t" st)
+	}
+	END { for (i = 1; i <= np; i++) printf "%s", out[order[i]] }' "$1"
 }
+# retries LOG KERNEL: say which programs failed once and were run again.
+retries() {
+	grep -a '^@@@ RETRY ' "$1" | tr -d '\r' | while read -r _ _ prog; do
+		echo "  RETRY $label $prog: failed once on $2, counted by its rerun" \
+			"($(grep -a "^@@@ END $prog " "$1" | tr -d '\r' | sed 's/.* rc=\([^ ]*\).*/\1/' | paste -sd' ' -): rc of each run)"
+	done
+}
+retries "$stock" stock
+retries "$patched" patched
 results "$stock" >"$base.raw"
 results "$patched" | awk -F'\t' -v label="$label" -v results="$RESULTS" -v base="$base.raw" '
 BEGIN { while ((getline l < base) > 0) { split(l, kv, "\t"); stock[kv[1]] = kv[2] } }
 $2 == "ok" { p++; next }
 $2 == "skip" { s++; next }
 $2 == "fail" && stock[$1] == "fail" { s++; next }
-$2 == "fail" { f++; print "  FAIL " label " " $1 " (stock: " (stock[$1] == "" ? "not run" : stock[$1]) ")" }
+$2 == "fail" { f++; print "  FAIL " label " " $1 " (stock: " (stock[$1] == "" ? "no such result" : stock[$1]) ")" }
 END {
 	printf "%s %d %d %d\n", label, p, f, s >> results
 	printf "%-36s %d passed, %d failed, %d skipped (incl. failures stock shares)\n", label ":", p, f, s
