@@ -79,6 +79,17 @@ for arch in $ARCHES; do
 	fi
 done
 
+# The benchmark's table/CSV scripts and its program's options, on this host.
+mkdir -p "$BUILD/log"
+if sh "$TOP/bench/selftest.sh" >"$BUILD/log/bench-selftest.log" 2>&1; then
+	r=$(tail -1 "$BUILD/log/bench-selftest.log")
+	echo "bench-selftest ${r%% passed*} 0 0" >>"$RESULTS"
+	printf '[%5ss] %-44s ok (%s)\n' "$(($(date +%s) - T0))" "bench selftest" "$r"
+else
+	fail_unit bench-selftest
+	printf '[%5ss] %-44s FAILED (log: %s)\n' "$(($(date +%s) - T0))" "bench selftest" "$BUILD/log/bench-selftest.log"
+fi
+
 if [ -x "$TOP/scripts/build-matrix.sh" ] && [ -z "$SKIP_MATRIX" ]; then
 	"$TOP/scripts/build-matrix.sh" || true
 fi

@@ -21,5 +21,12 @@ for extra in $INITRAMFS_EXTRA; do
 	mkdir -p "$root/${extra#*=}" && cp -a "${extra%%=*}/." "$root/${extra#*=}/"
 done
 mkdir -p "$(dirname "$outfile")"
-(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) >"$outfile" ||
+# Byte-identical archives for identical inputs: the guest parses the cpio
+# headers, and under icount a different mtime or inode number there shifts
+# the boot by a few instructions, the timer ticks with it, and with them the
+# page allocator's history -- which on arm64 moves per-PTE costs (see
+# bench/README.md, "What moves the figures").
+find "$root" -exec touch -h -d @0 {} + || die "touch failed"
+(cd "$root" && find . | LC_ALL=C sort |
+	cpio -o -H newc --quiet --reproducible --owner=0:0) >"$outfile" ||
 	die "cpio failed"
