@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /init of the guest initramfs: mount what the programs expect, enable swap
- * on /dev/vda if the VM has it, run each line of /run.list (program name in
+ * on the VM's blank disk and mount its XFS disk on /mnt/xfs if it has them,
+ * run each line of /run.list (program name in
  * /bin, then its arguments, optionally preceded by "@SECS", a time limit) and
  * reboot, which with -no-reboot ends QEMU.
  *
@@ -83,6 +84,39 @@ static void setup_swap(const char *dev)
 	else
 		say("@@@ SWAP %s %llu MiB\n", dev,
 		    (unsigned long long)(bytes >> 20));
+}
+
+/*
+ * Test VMs have a blank swap disk and a disk with an XFS file system (made
+ * on the host). virtio-mmio probes devices in reverse command-line order,
+ * so tell them apart by content, never by name: only the blank one may get
+ * a swap header.
+ */
+static void setup_disks(void)
+{
+	static const char *const devs[] = { "/dev/vda", "/dev/vdb" };
+	char magic[4];
+	unsigned int i;
+	int fd, n;
+
+	for (i = 0; i < sizeof(devs) / sizeof(devs[0]); i++) {
+		fd = open(devs[i], O_RDONLY);
+		if (fd < 0)
+			continue;
+		n = pread(fd, magic, sizeof(magic), 0);
+		close(fd);
+		if (n == sizeof(magic) && !memcmp(magic, "XFSB", 4)) {
+			mkdir("/mnt", 0755);
+			mkdir("/mnt/xfs", 0755);
+			if (mount(devs[i], "/mnt/xfs", "xfs", 0, NULL))
+				say("@@@ WARN mount xfs %s: %s\n", devs[i],
+				    strerror(errno));
+			else
+				say("@@@ XFS %s on /mnt/xfs\n", devs[i]);
+		} else {
+			setup_swap(devs[i]);
+		}
+	}
 }
 
 static double now(void)
@@ -183,7 +217,7 @@ int main(void)
 	do_mount("debugfs", "/sys/kernel/debug", "debugfs");
 	do_mount("tmpfs", "/tmp", "tmpfs");
 	setenv("PATH", "/bin", 1);
-	setup_swap("/dev/vda");
+	setup_disks();
 
 	list = fopen("/run.list", "r");
 	if (!list) {

@@ -3,7 +3,7 @@
 # under QEMU TCG with INITRD, console to LOG, and check the console.
 # MODE icount: 1 vCPU, -icount shift=0,sleep=off (guest ns == instructions)
 # MODE wall:   1 vCPU, no icount (emulated wall time)
-# MODE test:   2 vCPUs, 2 NUMA nodes of 1 GiB, 512 MiB swap disk
+# MODE test:   2 vCPUs, 2 NUMA nodes of 1 GiB, 512 MiB swap disk, XFS disk
 # MODE interactive: like test, console on this terminal, no timeout
 . "$(dirname "$0")/lib.sh"
 
@@ -30,9 +30,16 @@ test | interactive)
 	machine="-smp 2,sockets=2,cores=1,threads=1 -m 2G
 	-object memory-backend-ram,id=m0,size=1G -object memory-backend-ram,id=m1,size=1G
 	-numa node,nodeid=0,cpus=0,memdev=m0 -numa node,nodeid=1,cpus=1,memdev=m1"
+	# A blank disk for swap, and XFS (mkfs here: the guest has no mkfs)
+	# for the tests of a shared file mapping with page_mkwrite and large
+	# folios; 300 MiB is mkfs.xfs's minimum. Both files are sparse.
 	swap=${log%.log}.swap.img
-	rm -f "$swap" && truncate -s 512M "$swap"
-	machine="$machine $(echo "$QEMU_SWAPDEV" | sed "s|@SWAP@|$swap|")"
+	xfs=${log%.log}.xfs.img
+	rm -f "$swap" "$xfs" && truncate -s 512M "$swap" && truncate -s 300M "$xfs" ||
+		die "cannot create disk images next to $log"
+	mkfs.xfs -q "$xfs" || die "mkfs.xfs failed (package xfsprogs)"
+	machine="$machine $(echo "$QEMU_DISK" | sed "s|@FILE@|$swap|g; s|@ID@|swap|g")"
+	machine="$machine $(echo "$QEMU_DISK" | sed "s|@FILE@|$xfs|g; s|@ID@|xfs|g")"
 	;;
 *) die "unknown MODE '$mode' (known: icount wall test interactive)" ;;
 esac
@@ -43,13 +50,13 @@ set -- "$QEMU" $QEMU_MACHINE $machine $QEMU_EXTRA -nographic -no-reboot \
 if [ "$mode" = interactive ]; then
 	"$@"
 	rc=$?
-	[ -n "$swap" ] && rm -f "$swap"
+	[ -n "$swap" ] && rm -f "$swap" "$xfs"
 	exit $rc
 fi
 mkdir -p "$(dirname "$log")"
 timeout -k 10 "$timeout" "$@" </dev/null >"$log" 2>&1
 rc=$?
-[ -n "$swap" ] && rm -f "$swap"
+[ -n "$swap" ] && rm -f "$swap" "$xfs"
 if [ $rc = 124 ] || [ $rc = 137 ]; then
 	echo "guest timeout after ${timeout}s: $arch $variant $kind ($log)" >>"$log"
 fi

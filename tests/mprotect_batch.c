@@ -36,6 +36,7 @@
 #include <linux/userfaultfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -1587,5 +1588,129 @@ TEST_F_TIMEOUT(mb, numa_hinting, 600)
 	mb_write(self, 0, N, 14);
 	ASSERT_EQ(0, mb_verify(self, 0, N, VF_ALL, "numa end"));
 }
+
+/* ------------------------------------------------------------------ */
+/* Shared file mapping with write-notify: XFS (page_mkwrite, large folios) */
+
+#define XFS_DIR		"/mnt/xfs"
+#define XFS_MAGIC	0x58465342	/* "XFSB" */
+#define XFS_FILE_SIZE	(4UL << 20)
+
+/*
+ * Where the file system wants to hear of the first write to a page
+ * (page_mkwrite), a shared mapping is write-protected, and mprotect()
+ * upgrades a PTE to writable only if it is dirty: that page was notified
+ * already. In one large folio, a written page has a writable dirty PTE and
+ * its read-only neighbours clean ones. A batch that ignored the write bit
+ * would OR the dirty bits and make the clean neighbours writable, so their
+ * first write would bypass page_mkwrite (no mtime update, no block
+ * reservation). Here every never-written page must still take a write fault
+ * after mprotect(RW -> RWX).
+ *
+ * The file is written with 64K and 256K pwrite()s (XFS then caches it in
+ * folios of those sizes) and mapped at 64K past a PMD boundary so that no
+ * folio can be PMD-mapped and some straddle a page table. In each large
+ * folio one page is written before the mprotect(): the first page of
+ * even-numbered folios, a middle page of odd-numbered ones.
+ */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+TEST(xfs_write_notify)
+{
+	size_t npages = XFS_FILE_SIZE / pagesize, i, j, chunk, nlarge = 0;
+	char path[] = XFS_DIR "/mprotect_batch.XXXXXX";
+	unsigned char *written;
+	char *buf, *reserve, *mem;
+	uint64_t *pm, flags;
+	struct statfs sfs;
+	int fd, errs = 0;
+	long f0, f1;
+
+	if (statfs(XFS_DIR, &sfs) || sfs.f_type != XFS_MAGIC)
+		SKIP(return, "no XFS file system mounted on " XFS_DIR);
+	if (pagemap_open() || kpageflags_fd < 0)
+		SKIP(return, "no /proc/self/pagemap or /proc/kpageflags");
+	fd = mkstemp(path);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, unlink(path));
+	buf = malloc(XFS_FILE_SIZE);
+	written = calloc(npages, 1);
+	pm = calloc(npages, sizeof(*pm));
+	ASSERT_TRUE(buf && written && pm);
+	for (i = 0; i < npages; i++)
+		fill_page(buf + i * pagesize, 1, i);
+	for (i = 0; i < XFS_FILE_SIZE; i += chunk) {
+		chunk = i < XFS_FILE_SIZE / 2 ? 64 << 10 : 256 << 10;
+		ASSERT_EQ((ssize_t)chunk, pwrite(fd, buf + i, chunk, i));
+	}
+	ASSERT_EQ(0, fsync(fd));	/* clean folios: read faults map RO */
+
+	reserve = mmap(NULL, XFS_FILE_SIZE + 2 * pmdsize, PROT_NONE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	ASSERT_NE(MAP_FAILED, reserve);
+	mem = (char *)(((uintptr_t)reserve + pmdsize - 1) & ~(pmdsize - 1)) +
+	      (64 << 10);
+	ASSERT_EQ(mem, mmap(mem, XFS_FILE_SIZE, PROT_READ | PROT_WRITE,
+			    MAP_SHARED | MAP_FIXED, fd, 0));
+	for (i = 0; i < npages; i++)
+		if (check_page(mem + i * pagesize, 1, i) >= 0) {
+			LOG_ERR("page %zu: bad contents after read fault", i);
+			errs++;
+		}
+	ASSERT_EQ(0, errs);
+
+	/* The folios the page cache got, from the kernel's view. */
+	ASSERT_EQ(0, pagemap_read(mem, npages, pm));
+	for (i = 0; i < npages; i = j) {
+		ASSERT_TRUE(!!(pm[i] & PM_PRESENT));
+		ASSERT_NE(0ULL, pm[i] & PM_PFN_MASK);
+		for (j = i + 1; j < npages; j++) {
+			flags = kpageflags_get(pm[j] & PM_PFN_MASK);
+			if (!(flags & (1ULL << KPF_COMPOUND_TAIL)) ||
+			    (pm[j] & PM_PFN_MASK) != (pm[i] & PM_PFN_MASK) + (j - i))
+				break;
+		}
+		if (j - i < 4)
+			continue;
+		written[nlarge % 2 ? i + (j - i) / 2 : i] = 1;
+		nlarge++;
+	}
+	if (!nlarge)
+		SKIP(return, "XFS cached the file in small folios only");
+	for (i = 0; i < npages; i++)
+		if (written[i])
+			fill_page(mem + i * pagesize, 2, i);
+
+	ASSERT_EQ(0, mprotect(mem, XFS_FILE_SIZE,
+			      PROT_READ | PROT_WRITE | PROT_EXEC));
+	for (i = 0; i < npages; i++) {
+		f0 = minflt();
+		fill_page(mem + i * pagesize, 3, i);
+		f1 = minflt();
+		if (!written[i] && f1 == f0) {
+			LOG_ERR("clean page %zu written without a fault: page_mkwrite bypassed",
+				i);
+			errs++;
+		}
+	}
+	ASSERT_EQ(0, errs);
+
+	/* What reached the page cache. */
+	ASSERT_EQ(0, munmap(mem, XFS_FILE_SIZE));
+	ASSERT_EQ((ssize_t)XFS_FILE_SIZE, pread(fd, buf, XFS_FILE_SIZE, 0));
+	for (i = 0; i < npages; i++)
+		if (check_page(buf + i * pagesize, 3, i) >= 0) {
+			LOG_ERR("page %zu: file lacks the last write", i);
+			errs++;
+		}
+	ASSERT_EQ(0, errs);
+	TH_LOG("%zu large folios, %zu pages", nlarge, npages);
+	munmap(reserve, XFS_FILE_SIZE + 2 * pmdsize);
+	close(fd);
+	free(buf);
+	free(written);
+	free(pm);
+}
+#pragma GCC diagnostic pop
 
 TEST_HARNESS_MAIN
