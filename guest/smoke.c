@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -217,25 +218,37 @@ static void test_swap(void)
 
 	if (fd >= 0)
 		close(fd);
-	ksft_test_result(n > 0 && strstr(buf, "/dev/vda"),
-			 "swap active on /dev/vda\n");
+	/* /dev/vda or /dev/vdb: arm64's virtio-mmio numbers disks in reverse */
+	ksft_test_result(n > 0 && strstr(buf, "/dev/vd"),
+			 "swap active on a virtio disk\n");
+}
+
+/* The XFS file system /init mounts for the write-notify test. */
+static void test_xfs(void)
+{
+	struct statfs sfs;
+
+	ksft_test_result(!statfs("/mnt/xfs", &sfs) && sfs.f_type == 0x58465342,
+			 "XFS mounted on /mnt/xfs\n");
 }
 
 int main(int argc, char **argv)
 {
-	int nodes = 1, swap = 0, i;
+	int nodes = 1, swap = 0, xfs = 0, i;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--nodes") && i + 1 < argc)
 			nodes = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--swap"))
 			swap = 1;
+		else if (!strcmp(argv[i], "--xfs"))
+			xfs = 1;
 		else
-			ksft_exit_fail_msg("usage: smoke [--nodes N] [--swap]\n");
+			ksft_exit_fail_msg("usage: smoke [--nodes N] [--swap] [--xfs]\n");
 	}
 	psize = sysconf(_SC_PAGESIZE);
 	ksft_print_header();
-	ksft_set_plan(8 + swap);
+	ksft_set_plan(8 + swap + xfs);
 	ksft_test_result(!access(THP_DIR "/hugepages-64kB/enabled", W_OK) &&
 			 !access(THP_DIR "/hugepages-64kB/shmem_enabled", W_OK),
 			 "mTHP sysfs knobs present\n");
@@ -251,5 +264,7 @@ int main(int argc, char **argv)
 	test_nodes(nodes);
 	if (swap)
 		test_swap();
+	if (xfs)
+		test_xfs();
 	ksft_finished();
 }

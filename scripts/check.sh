@@ -18,7 +18,7 @@ fail_unit() {
 
 TEST_LIST=$BUILD/runs/check-tests.list
 cat >"$TEST_LIST" <<EOL
-@60 smoke --nodes 2 --swap
+@60 smoke --nodes 2 --swap --xfs
 @600 mprotect_batch
 @300 mprotect_stress
 EOL

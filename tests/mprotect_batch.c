@@ -1618,6 +1618,7 @@ TEST_F_TIMEOUT(mb, numa_hinting, 600)
 TEST(xfs_write_notify)
 {
 	size_t npages = XFS_FILE_SIZE / pagesize, i, j, chunk, nlarge = 0;
+	size_t by_pages[10] = { 0 };	/* large folios of 2^k pages */
 	char path[] = XFS_DIR "/mprotect_batch.XXXXXX";
 	unsigned char *written;
 	char *buf, *reserve, *mem;
@@ -1672,6 +1673,9 @@ TEST(xfs_write_notify)
 		}
 		if (j - i < 4)
 			continue;
+		for (chunk = 0; chunk < 9 && (2UL << chunk) <= j - i; chunk++)
+			;
+		by_pages[chunk]++;
 		written[nlarge % 2 ? i + (j - i) / 2 : i] = 1;
 		nlarge++;
 	}
@@ -1704,7 +1708,9 @@ TEST(xfs_write_notify)
 			errs++;
 		}
 	ASSERT_EQ(0, errs);
-	TH_LOG("%zu large folios, %zu pages", nlarge, npages);
+	TH_LOG("%zu pages; large folios of 4/8/16/32/64/128/256/512 pages: %zu/%zu/%zu/%zu/%zu/%zu/%zu/%zu",
+	       npages, by_pages[2], by_pages[3], by_pages[4], by_pages[5],
+	       by_pages[6], by_pages[7], by_pages[8], by_pages[9]);
 	munmap(reserve, XFS_FILE_SIZE + 2 * pmdsize);
 	close(fd);
 	free(buf);
