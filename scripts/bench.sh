@@ -6,12 +6,12 @@
 # table per arch and mode, writes raw CSV + metadata and a ratio plot under
 # build/bench/.
 # Options (environment): ARCHES, CASES=a,b,c (default all), SIZE=32M,
-# ITERS=40, FULL=1 (the seed's 1 GiB), REPEAT=2, WALL_PAIRS=1, NOBUILD=1.
+# ITERS=40, FULL=1 (the seed's 1 GiB), REPEAT=2, WALL_PAIRS=3, NOBUILD=1.
 . "$(dirname "$0")/lib.sh"
 
 ARCHES=${ARCHES:-x86_64 arm64}
 REPEAT=${REPEAT:-2}
-WALL_PAIRS=${WALL_PAIRS:-1}
+WALL_PAIRS=${WALL_PAIRS:-3}
 CASES=${CASES:-all}
 [ -n "$FULL" ] && SIZE=${SIZE:-1G}
 args="--case $CASES"
