@@ -526,10 +526,10 @@ static size_t count_congruent(const uint64_t *pm, size_t npages)
  * Check the folio layout of [p, p + size) with /proc/self/pagemap and
  * /proc/kpageflags: every page present, each folio_pages-aligned chunk one
  * compound folio with contiguous PFNs (or order-0 pages for 4K).
- * Counts in @congruent the 64K blocks whose last page has a PFN that is
- * also the last of a 64K-aligned physical block: there arm64's set_ptes()
- * tries to fold a contpte block, so a per-PTE loop costs more there, and
- * which blocks qualify depends on the page allocator's history.
+ * Counts in @congruent (unless NULL) the 64K blocks whose last page has a
+ * PFN that is also the last of a 64K-aligned physical block: there arm64's
+ * set_ptes() tries to fold a contpte block, so a per-PTE loop costs more
+ * there, and which blocks qualify depends on the page allocator's history.
  * Returns 1 if checked and good, 0 if the files are unusable (not root,
  * no PROC_PAGE_MONITOR), -1 on a bad layout.
  */
@@ -552,7 +552,8 @@ static int check_layout(char *p, size_t size, unsigned long folio_kb,
 		ret = 0;
 		goto out;
 	}
-	*congruent = count_congruent(pm, npages);
+	if (congruent)
+		*congruent = count_congruent(pm, npages);
 	for (i = 0; i < npages; i += fpages) {
 		uint64_t pfn0 = pm[i] & PM_PFN_MASK;
 
@@ -879,7 +880,7 @@ static int run_case(const struct bcase *c, size_t size_opt,
 	unsigned long anon_kb = 0, shmem_kb = 0;
 	size_t nfolios = size / (c->folio_kb * 1024);
 	const char *reason = NULL, *how = "stats";
-	size_t congruent = 0, congruent_after = 0;
+	size_t congruent = 0;
 	struct counters before, after;
 	long long f0, f1;
 	uint64_t t0, t1, ptes, insns;
@@ -948,7 +949,7 @@ static int run_case(const struct bcase *c, size_t size_opt,
 	t1 = timed_loop(c, r.p, size, iters, t0, &insns);
 	f1 = minflt();
 
-	if (verify(c, &r, &reason, &how, &congruent_after)) {
+	if (verify(c, &r, &reason, &how, NULL)) {
 		reason = reason ? reason : "layout-changed";
 		goto skipped;
 	}

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <linux/userfaultfd.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -228,7 +229,7 @@ static void test_xfs(void)
 {
 	struct statfs sfs;
 
-	ksft_test_result(!statfs("/mnt/xfs", &sfs) && sfs.f_type == 0x58465342,
+	ksft_test_result(!statfs("/mnt/xfs", &sfs) && sfs.f_type == XFS_SUPER_MAGIC,
 			 "XFS mounted on /mnt/xfs\n");
 }
 

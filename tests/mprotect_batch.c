@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/fs.h>
+#include <linux/magic.h>
 #include <linux/mempolicy.h>
 #include <linux/userfaultfd.h>
 #include <sys/ioctl.h>
@@ -1593,7 +1594,6 @@ TEST_F_TIMEOUT(mb, numa_hinting, 600)
 /* Shared file mapping with write-notify: XFS (page_mkwrite, large folios) */
 
 #define XFS_DIR		"/mnt/xfs"
-#define XFS_MAGIC	0x58465342	/* "XFSB" */
 #define XFS_FILE_SIZE	(4UL << 20)
 
 /*
@@ -1607,8 +1607,8 @@ TEST_F_TIMEOUT(mb, numa_hinting, 600)
  * reservation). Here every never-written page must still take a write fault
  * after mprotect(RW -> RWX).
  *
- * The file is written with 64K and 256K pwrite()s (XFS then caches it in
- * folios of those sizes) and mapped at 64K past a PMD boundary so that no
+ * The file is written with 64K and 256K pwrite()s (XFS then caches it
+ * mostly in folios of those sizes) and mapped at 64K past a PMD boundary so that no
  * folio can be PMD-mapped and some straddle a page table. In each large
  * folio one page is written before the mprotect(): the first page of
  * even-numbered folios, a middle page of odd-numbered ones.
@@ -1617,7 +1617,7 @@ TEST_F_TIMEOUT(mb, numa_hinting, 600)
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 TEST(xfs_write_notify)
 {
-	size_t npages = XFS_FILE_SIZE / pagesize, i, j, chunk, nlarge = 0;
+	size_t npages = XFS_FILE_SIZE / pagesize, i, j, k, chunk, nlarge = 0;
 	size_t by_pages[10] = { 0 };	/* large folios of 2^k pages */
 	char path[] = XFS_DIR "/mprotect_batch.XXXXXX";
 	unsigned char *written;
@@ -1627,7 +1627,7 @@ TEST(xfs_write_notify)
 	int fd, errs = 0;
 	long f0, f1;
 
-	if (statfs(XFS_DIR, &sfs) || sfs.f_type != XFS_MAGIC)
+	if (statfs(XFS_DIR, &sfs) || sfs.f_type != XFS_SUPER_MAGIC)
 		SKIP(return, "no XFS file system mounted on " XFS_DIR);
 	if (pagemap_open() || kpageflags_fd < 0)
 		SKIP(return, "no /proc/self/pagemap or /proc/kpageflags");
@@ -1673,9 +1673,9 @@ TEST(xfs_write_notify)
 		}
 		if (j - i < 4)
 			continue;
-		for (chunk = 0; chunk < 9 && (2UL << chunk) <= j - i; chunk++)
+		for (k = 0; k < 9 && (2UL << k) <= j - i; k++)
 			;
-		by_pages[chunk]++;
+		by_pages[k]++;
 		written[nlarge % 2 ? i + (j - i) / 2 : i] = 1;
 		nlarge++;
 	}
