@@ -2,7 +2,8 @@
 ARCH    ?= x86_64
 VARIANT ?= patched
 KIND    ?= test
-ARCHES  ?= x86_64 arm64
+# check: x86_64 arm64 s390x; bench: x86_64 arm64 (the scripts' defaults)
+ARCHES  ?=
 RUN     ?= smoke --nodes 2 --swap
 
 S := scripts
@@ -13,7 +14,7 @@ export ARCHES
 help:
 	@echo 'make check              tests on stock and patched kernels, both arches (the CI job)'
 	@echo 'make bench              stock vs patched benchmark tables and plot (the main job)'
-	@echo 'make kernel ARCH=x86_64|arm64 VARIANT=stock|patched KIND=bench|test'
+	@echo 'make kernel ARCH=x86_64|arm64|s390x VARIANT=stock|patched KIND=bench|test'
 	@echo 'make boot ARCH=.. VARIANT=.. KIND=.. RUN="prog args"   boot and run one guest program'
 	@echo 'make boot ARCH=x86_64 RUN=                              interactive shell (busybox-static)'
 	@echo 'make guest ARCH=..      build the guest programs'
@@ -21,7 +22,7 @@ help:
 	@echo 'make mutants            show every mutant in tests/mutants/ is caught'
 	@echo 'make deps               install the Debian packages (root)'
 	@echo 'make clean              remove build/'
-	@echo 'Variables: ARCHES="$(ARCHES)" (check/bench), BOOT_TIMEOUT=seconds'
+	@echo 'Variables: ARCHES="x86_64 arm64 s390x" (check; bench: x86_64 arm64), BOOT_TIMEOUT=seconds'
 
 deps:
 	@$(S)/deps.sh

@@ -15,7 +15,9 @@ kernel=$BUILD/kernel/$arch-$variant-$kind/$KIMAGE
 command -v "$QEMU" >/dev/null || die "$QEMU not found (make deps)"
 timeout=${BOOT_TIMEOUT:-900}
 
-append="console=$QEMU_CONSOLE panic=-1 oops=panic loglevel=6 $BOOT_APPEND"
+# loglevel=7: info messages too, among them the CPU features the kernel
+# detected (see CONSOLE_EXPECT in the arch record).
+append="console=$QEMU_CONSOLE panic=-1 oops=panic loglevel=7 $BOOT_APPEND"
 swap=
 case $mode in
 # A fixed virtual RTC (and on x86 no RDRAND/RDSEED, see arch/) keeps the
@@ -27,7 +29,9 @@ icount)
 	;;
 wall) machine="-smp 1 -m 2G" ;;
 test | interactive)
-	machine="-smp 2,sockets=2,cores=1,threads=1 -m 2G
+	machine="-smp 2,sockets=2,cores=1,threads=1 -m 2G"
+	# Two NUMA nodes where the machine has them (QEMU_NUMA=no: one).
+	[ "${QEMU_NUMA:-yes}" = no ] || machine="$machine
 	-object memory-backend-ram,id=m0,size=1G -object memory-backend-ram,id=m1,size=1G
 	-numa node,nodeid=0,cpus=0,memdev=m0 -numa node,nodeid=1,cpus=1,memdev=m1"
 	# A blank disk for swap, and XFS (mkfs here: the guest has no mkfs)
@@ -60,4 +64,4 @@ rc=$?
 if [ $rc = 124 ] || [ $rc = 137 ]; then
 	echo "guest timeout after ${timeout}s: $arch $variant $kind ($log)" >>"$log"
 fi
-exec "$TOP/scripts/console-check.sh" "$log"
+exec "$TOP/scripts/console-check.sh" "$log" "$CONSOLE_EXPECT"

@@ -5,7 +5,7 @@
 
 PKGS="linux-source-6.12 qemu-system-x86 qemu-system-arm gcc-aarch64-linux-gnu
 libc6-dev-arm64-cross gcc libc6-dev make flex bison bc libelf-dev libssl-dev
-cpio ccache xz-utils patch gnuplot-nox libnuma-dev libnuma-dev:arm64 xfsprogs
+cpio ccache xz-utils patch rsync gnuplot-nox libnuma-dev libnuma-dev:arm64 xfsprogs
 $EXTRA_PKGS"
 
 missing=

@@ -1,8 +1,8 @@
 #!/bin/sh
 # kernel.sh ARCH VARIANT KIND: configure and build one kernel into
 # build/kernel/ARCH-VARIANT-KIND (incremental, ccache).
-# KIND bench: tinyconfig + configs/base.config + configs/ARCH.config
-# KIND test:  the same + configs/debug.config
+# KIND bench: tinyconfig + configs/{base,distro}.config + configs/ARCH.config
+# KIND test:  the same with configs/debug.config before the arch fragment
 . "$(dirname "$0")/lib.sh"
 
 arch=$1 variant=$2 kind=$3
@@ -19,8 +19,10 @@ check_variant "$variant"
 src=$BUILD/src/$variant
 out=$BUILD/kernel/$arch-$variant-$kind
 log=$BUILD/log/kernel-$arch-$variant-$kind.log
-frags="$TOP/configs/base.config $TOP/configs/$KCONFIG"
+# The arch fragment comes last: it may turn off what its arch cannot have.
+frags="$TOP/configs/base.config $TOP/configs/distro.config"
 [ "$kind" = test ] && frags="$frags $TOP/configs/debug.config"
+frags="$frags $TOP/configs/$KCONFIG"
 mkdir -p "$out"
 # ccache's own directory (not build/) survives "make clean" and fresh
 # clones; the base dir makes its hashes independent of where the clone is.
@@ -32,11 +34,18 @@ configure() {
 	$KMAKE tinyconfig &&
 		"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" $frags &&
 		$KMAKE olddefconfig || return 1
-	# Every option a fragment asks for must have stuck: a silently dropped
-	# dependency would leave the tests measuring a different kernel.
-	bad=$(cat $frags | sed -n 's/^\(CONFIG_[A-Z0-9_]*\)=\(.*\)/\1=\2/p' |
+	# Every option a fragment asks for must have stuck (as the last fragment
+	# that names it asks): a silently dropped dependency would leave the
+	# tests measuring a different kernel.
+	bad=$(cat $frags | sed -n -e 's/^\(CONFIG_[A-Z0-9_]*\)=\(.*\)/\1=\2/p' \
+		-e 's/^# \(CONFIG_[A-Z0-9_]*\) is not set/\1=n/p' |
+		awk -F= '{ if (!($1 in v)) o[n++] = $1; v[$1] = $0 }
+			END { for (i = 0; i < n; i++) print v[o[i]] }' |
 		while read -r want; do
-			grep -qx "$want" "$out/.config" || echo "${want%%=*}"
+			case $want in
+			*=n) ! grep -q "^${want%=n}=" "$out/.config" || echo "${want%%=*}" ;;
+			*) grep -qx "$want" "$out/.config" || echo "${want%%=*}" ;;
+			esac
 		done)
 	[ -z "$bad" ] || { echo "options not set as requested:" $bad; return 1; }
 }

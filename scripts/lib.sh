@@ -36,10 +36,15 @@ load_arch() {
 	ARCH_NAME=$1
 }
 
+# A variant is stock, patched (patches/series), or the name of another series
+# kept in build/series/NAME/ (scripts/series-at.sh makes one from a git
+# revision), so that an older series can be booted beside the current one.
 check_variant() {
 	case $1 in
 	stock | patched) ;;
-	*) die "unknown VARIANT '$1' (known: stock patched)" ;;
+	*[!a-zA-Z0-9_.-]* | '') die "bad VARIANT '$1'" ;;
+	*) [ -f "$BUILD/series/$1/series" ] ||
+		die "unknown VARIANT '$1' (known: stock patched $(ls "$BUILD/series" 2>/dev/null | tr '\n' ' '))" ;;
 	esac
 }
 

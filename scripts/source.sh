@@ -9,7 +9,10 @@ variant=$1
 check_variant "$variant"
 TARBALL=${TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 STOCK=$BUILD/src/stock
-SERIES_DIR=${SERIES_DIR:-$TOP/patches}
+case $variant in
+stock | patched) SERIES_DIR=${SERIES_DIR:-$TOP/patches} ;;
+*) SERIES_DIR=$BUILD/series/$variant PATCHED_NAME=$variant ;;
+esac
 
 if [ ! -f "$STOCK/Makefile" ]; then
 	[ -f "$TARBALL" ] || die "$TARBALL missing: install linux-source-6.12 (make deps)"

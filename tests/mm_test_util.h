@@ -191,6 +191,50 @@ static inline void knobs_save_all(void)
 	atexit(knobs_restore);
 }
 
+/*
+ * Entries of a page table, where no hpage_pmd_size tells (THP off): 256 on
+ * s390 (1 MiB per table), a page of 8-byte entries elsewhere.
+ */
+static inline size_t ptrs_per_pte(void)
+{
+#ifdef __s390x__
+	return 256;
+#else
+	return pagesize / 8;
+#endif
+}
+
+/*
+ * Pages in a contiguous-PTE block, the unit in which arm64 maps a large
+ * folio (contpte): its entries share one TLB entry, and ptep_get() of any of
+ * them reports the accessed and dirty bits of the whole block. Elsewhere,
+ * a block of 16 pages stands for "more than one PTE".
+ */
+static inline size_t cont_pages(void)
+{
+#ifdef __aarch64__
+	return pagesize == 4096 ? 16 : pagesize == 16384 ? 128 : 32;
+#else
+	return 16;
+#endif
+}
+
+/*
+ * Does the CPU set the dirty bit of a writable PTE itself, so that a write
+ * to a clean writable page takes no fault? x86 always; arm64 with
+ * FEAT_HAFDBS and CONFIG_ARM64_HW_AFDBM, which every distribution kernel
+ * has and the test VMs provide (neoverse-n1); a test asserts it. s390
+ * tracks dirtiness in software, and other arches are not asserted here.
+ */
+static inline bool hw_dirty_expected(void)
+{
+#if defined(__x86_64__) || defined(__aarch64__)
+	return true;
+#else
+	return false;
+#endif
+}
+
 static inline void util_init(void)
 {
 	char buf[64];
@@ -200,7 +244,7 @@ static inline void util_init(void)
 	if (!read_file(THP_DIR "/hpage_pmd_size", buf, sizeof(buf)))
 		pmdsize = strtoul(buf, NULL, 10);
 	if (!pmdsize)
-		pmdsize = pagesize * (pagesize / 8);
+		pmdsize = ptrs_per_pte() * pagesize;
 }
 
 /* Set the knobs of every mTHP size, anon and shmem, to "never". */
