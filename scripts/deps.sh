@@ -3,10 +3,11 @@
 # cannot be done.
 . "$(dirname "$0")/lib.sh"
 
-PKGS="linux-source-6.12 qemu-system-x86 qemu-system-arm gcc-aarch64-linux-gnu
-libc6-dev-arm64-cross gcc libc6-dev make flex bison bc libelf-dev libssl-dev
+# Each arch record names its QEMU and cross packages (DEBIAN_PKGS).
+ARCH_PKGS=$(for f in "$TOP"/arch/*.conf; do (. "$f" && echo "$DEBIAN_PKGS"); done)
+PKGS="linux-source-6.12 gcc libc6-dev make flex bison bc libelf-dev libssl-dev
 cpio ccache xz-utils patch rsync gnuplot-nox libnuma-dev libnuma-dev:arm64 xfsprogs
-$EXTRA_PKGS"
+$ARCH_PKGS $EXTRA_PKGS"
 
 missing=
 for p in $PKGS; do
