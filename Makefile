@@ -9,10 +9,11 @@ RUN     ?= smoke --nodes 2 --swap
 S := scripts
 export ARCHES
 
-.PHONY: help deps source kernel kernels guest boot check bench mutants clean
+.PHONY: help deps source kernel kernels guest boot check check-all bench mutants clean
 
 help:
-	@echo 'make check              tests on stock and patched kernels, both arches (the CI job)'
+	@echo 'make check              tests on stock and patched kernels, x86_64 arm64 s390x (the CI job)'
+	@echo 'make check-all          make check with the bisectability walk on arm64 too'
 	@echo 'make bench              stock vs patched benchmark tables and plot (the main job)'
 	@echo 'make kernel ARCH=x86_64|arm64|s390x VARIANT=stock|patched KIND=bench|test'
 	@echo 'make boot ARCH=.. VARIANT=.. KIND=.. RUN="prog args"   boot and run one guest program'
@@ -41,6 +42,10 @@ boot: deps
 
 check: deps
 	@$(S)/check.sh
+
+# check plus the prefix walk on arm64 as well (make check: x86_64 only).
+check-all: deps
+	@PREFIX_ARCHES="x86_64 arm64" $(S)/check.sh
 
 bench: deps
 	@$(S)/bench.sh
