@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fs.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -127,9 +128,24 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Run /bin/ARGV[0] with a time limit; print its END marker; return 0 on pass or skip. */
+static volatile sig_atomic_t timed_out;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	timed_out = 1;
+}
+
+/*
+ * Run /bin/ARGV[0] with a time limit; print its END marker; return 0 on pass
+ * or skip. The limit is kept here, not in the program: a program may set
+ * its own alarm() (the kselftest harness does, for every test) and so
+ * cancel one it inherited. On expiry the program's whole process group
+ * (it and the children it forked) is killed, and only it fails.
+ */
 static int run_once(char **argv, int limit)
 {
+	struct sigaction sa = { .sa_handler = on_alarm };
 	char path[256];
 	int status;
 	double t;
@@ -144,16 +160,32 @@ static int run_once(char **argv, int limit)
 		return -1;
 	}
 	if (!pid) {
+		setpgid(0, 0);
 		if (chdir("/tmp"))
 			_exit(126);
-		if (limit)
-			alarm(limit);
 		execv(path, argv);
 		say("exec %s: %s\n", path, strerror(errno));
 		_exit(127);
 	}
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	setpgid(pid, pid);
+	timed_out = 0;
+	if (limit) {
+		/* No SA_RESTART: the alarm interrupts waitpid(). */
+		sigaction(SIGALRM, &sa, NULL);
+		alarm(limit);
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+		if (!timed_out)
+			continue;
+		kill(-pid, SIGKILL);
+		kill(pid, SIGKILL);
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		say("@@@ END %s rc=timeout-%ds secs=%.1f\n", argv[0], limit,
+		    now() - t);
+		return -1;
+	}
+	alarm(0);
 	if (WIFEXITED(status)) {
 		say("@@@ END %s rc=%d secs=%.1f\n", argv[0],
 		    WEXITSTATUS(status), now() - t);
@@ -165,8 +197,8 @@ static int run_once(char **argv, int limit)
 }
 
 /*
- * A run-list line is "[@SECS] [retry] prog args": "@SECS" kills prog
- * (SIGALRM survives exec) after SECS; "retry" runs a failed prog once more
+ * A run-list line is "[@SECS] [retry] prog args": "@SECS" kills prog and
+ * what it forked after SECS; "retry" runs a failed prog once more
  * after a "@@@ RETRY" marker, for upstream tests with a known race (the
  * host reports the retry and counts only the second run).
  */

@@ -19,7 +19,7 @@ if [ -z "$prog" ]; then
 	mkdir -p "$BUILD/runs/$name.extra/bin"
 	cp "$bb" "$BUILD/runs/$name.extra/bin/busybox"
 	ln -sf busybox "$BUILD/runs/$name.extra/bin/sh"
-	INITRAMFS_EXTRA="$BUILD/runs/$name.extra=." "$TOP/scripts/initramfs.sh" "$arch" "$list" "$initrd" || exit 1
+	EMPTY_OK=1 INITRAMFS_EXTRA="$BUILD/runs/$name.extra=." "$TOP/scripts/initramfs.sh" "$arch" "$list" "$initrd" || exit 1
 	exec "$TOP/scripts/boot.sh" "$arch" "$variant" "$kind" interactive "$initrd" -
 fi
 echo "$prog" | tr ';' '\n' >"$list"

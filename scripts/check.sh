@@ -50,6 +50,8 @@ for arch in $ARCHES; do
 		"$TOP/scripts/kselftests.sh" "$arch" || fail_unit "$arch-kselftests-build"
 		kselftest_list "$arch" >>"$list"
 		kst=$(kselftest_list "$arch" | runlist_progs | tr '\n' ' ')
+		# An empty list (an arch= typo) would compare nothing and pass.
+		[ -n "$kst" ] || fail_unit "$arch-kselftests-list-empty"
 	fi
 	for vk in "stock bench" "patched test"; do
 		v=${vk% *} k=${vk#* }

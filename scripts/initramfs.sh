@@ -6,6 +6,10 @@
 arch=$1 runlist=$2 outfile=$3
 load_arch "$arch"
 [ -f "$runlist" ] || die "no run list $runlist"
+# A run list that names no program would boot, run nothing and pass:
+# only the interactive shell (boot-one.sh) asks for one, with EMPTY_OK=1.
+[ -n "$EMPTY_OK" ] || [ -n "$(runlist_progs <"$runlist")" ] ||
+	die "run list $runlist names no program"
 bins=$BUILD/guest/$arch
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT

@@ -3,12 +3,20 @@
 # have no selftest failure that stock does not have. Patched results count
 # as passed or failed; a failure stock shares is counted as skipped and
 # listed, with stock's own skips, in build/runs/LABEL-stock-baseline.txt.
-# Only the programs in $PROGS count, if it is set. A program the guest ran
+# Only the programs in $PROGS count, if it is set. A program whose TAP
+# stream is incomplete (plan "1..N" without N results, or "Bail out!")
+# counts as one failure, whatever its exit status. A program the guest ran
 # twice ("@@@ RETRY", see tests/kselftests.list) counts by its second run;
 # the retry is printed, so a flaky test stays visible.
 # Appends "LABEL pass fail skip" to $RESULTS.
 label=$1 stock=$2 patched=$3
 RESULTS=${RESULTS:-$(dirname "$0")/../build/results.txt}
+for l in "$stock" "$patched"; do
+	[ -f "$l" ] && continue
+	echo "  FAIL $label (no log: $l)"
+	echo "$label 0 1 0" >>"$RESULTS"
+	exit 0
+done
 base=$(dirname "$patched")/$label-stock-baseline.txt
 # key: "prog: description" (test numbers stripped); value: ok/fail/skip
 # A program's lines are kept until its END marker: a RETRY replaces them.
@@ -16,16 +24,20 @@ results() {
 	awk -v progs=" $PROGS " '
 	function add(s) { out[prog] = out[prog] s "\n" }
 	{ sub(/\r$/, ""); gsub(/\t/, " ") }
-	/^@@@ BEGIN / { prog = $3; n = nf = 0; bail = ""
+	/^@@@ BEGIN / { prog = $3; n = nf = 0; bail = ""; plan = -1
 		if (progs != "  " && index(progs, " " prog " ") == 0) prog = ""
 		else { if (!(prog in out)) order[++np] = prog; out[prog] = "" }
 		next }
 	/^@@@ END / { if (prog == "") next; rc = $4; sub(/^rc=/, "", rc)
-		if (nf == 0 && rc != "0" && rc != "4") add(prog ": (exit " rc ") " bail "\tfail")
+		# An incomplete TAP stream fails, whatever the exit status.
+		if ((plan >= 0 && n != plan) || bail != "")
+			add(prog ": (incomplete TAP: plan " plan ", " n " results) " bail "\tfail")
+		else if (nf == 0 && rc != "0" && rc != "4") add(prog ": (exit " rc ") " bail "\tfail")
 		if (n == 0 && rc == "4") add(prog ": (exit 4)\tskip")
 		if (n == 0 && rc == "0") add(prog ": (exit 0)\tok")
 		prog = ""; next }
 	prog != "" && /^Bail out!/ { bail = $0 }
+	prog != "" && /^1\.\.[0-9]+/ { plan = substr($1, 4) + 0 }
 	prog != "" && /^(not )?ok [0-9]+/ {
 		n++; line = $0; st = "ok"
 		if (line ~ /# *SKIP/) st = "skip"; else if (line ~ /^not ok/) { st = "fail"; nf++ }

@@ -10,7 +10,13 @@ export RESULTS
 log=$BUILD/runs/$name.log
 initrd=$BUILD/runs/$name.cpio
 mkdir -p "$BUILD/runs"
-"$TOP/scripts/initramfs.sh" "$arch" "$runlist" "$initrd" || exit 1
+# No older log may be counted for this boot, whatever fails below.
+rm -f "$log"
+if ! "$TOP/scripts/initramfs.sh" "$arch" "$runlist" "$initrd"; then
+	printf '[%5ss] %-44s FAILED (initramfs)\n' "$(($(date +%s) - T0))" "boot $name"
+	echo "$name-initramfs 0 1 0" >>"$RESULTS"
+	exit 1
+fi
 s=$(date +%s)
 if msg=$("$TOP/scripts/boot.sh" "$arch" "$variant" "$kind" "$mode" "$initrd" "$log"); then
 	printf '[%5ss] %-44s ok (%ss)\n' "$(($(date +%s) - T0))" "boot $name" "$(($(date +%s) - s))"

@@ -4,20 +4,37 @@
 # print failures (skips too with VERBOSE=1), and append
 # "LABEL pass fail skip" to $RESULTS (default build/results.txt).
 # A program that exits non-zero without a failing TAP line is one failure;
-# one that exits 4 (KSFT_SKIP) without TAP lines is one skip.
+# one that exits 4 (KSFT_SKIP) without TAP lines is one skip. A TAP stream
+# that is not complete -- its plan "1..N" announced another number of
+# results than it has, or it says "Bail out!" -- is one more failure,
+# whatever the exit status.
 label=$1 log=$2
 RESULTS=${RESULTS:-$(dirname "$0")/../build/results.txt}
+# A boot that left no log (it never ran) is a failure, not 0 results.
+if [ ! -f "$log" ]; then
+	echo "  FAIL $label (no log: $log)"
+	echo "$label 0 1 0" >>"$RESULTS"
+	printf '%-36s 0 passed, 1 failed, 0 skipped\n' "$label:"
+	exit 0
+fi
 awk -v label="$label" -v results="$RESULTS" -v verbose="${VERBOSE:-}" -v progs=" $PROGS " '
-function flush(rc) {
-	if (rc == "4" && np + nf + ns == 0) { ns++; skip++; print "  SKIP " label " " prog " (exit 4)" }
+function flush(rc,   n, why) {
+	n = np + nf + ns
+	why = ""
+	if (plan >= 0 && n != plan) why = "plan 1.." plan ", " n " results"
+	if (bail != "") why = why (why == "" ? "" : ", ") bail
+	if (why != "") { nf++; fail++; print "  FAIL " label " " prog " (incomplete TAP: " why "; exit " rc ")" }
+	else if (rc == "4" && n == 0) { ns++; skip++; print "  SKIP " label " " prog " (exit 4)" }
 	else if (rc != "0" && rc != "4" && nf == 0) { fail++; print "  FAIL " label " " prog " (exit " rc ")" }
 	prog = ""
 }
 { sub(/\r$/, "") }
-/^@@@ BEGIN / { prog = $3; np = nf = ns = 0
+/^@@@ BEGIN / { prog = $3; np = nf = ns = 0; plan = -1; bail = ""
 	if (progs != "  " && index(progs, " " prog " ") == 0) prog = ""
 	next }
 /^@@@ END / { if (prog == "") next; rc = $4; sub(/^rc=/, "", rc); flush(rc); next }
+prog != "" && /^1\.\.[0-9]+/ { plan = substr($1, 4) + 0; next }
+prog != "" && /^Bail out!/ { bail = $0; next }
 prog != "" && /^(not )?ok [0-9]+/ {
 	line = $0
 	if (line ~ /# *SKIP/) { ns++; skip++; if (verbose) print "  SKIP " label " " prog ": " line }
