@@ -57,7 +57,8 @@ for arch in $ARCHES; do
 		v=${vk% *} k=${vk#* }
 		[ -f "$BUILD/kernel/$arch-$v-$k/$KIMAGE" ] || continue
 		NOCOUNT=1 "$TOP/scripts/run-guest.sh" "$arch" "$v" "$k" test "$list" "$arch-$v-tests"
-		PROGS=$own "$TOP/scripts/tap-summary.sh" "$arch-$v-tests" "$BUILD/runs/$arch-$v-tests.log" | sed 's/^/    /'
+		PROGS=$own SKIPS=$TOP/tests/skips/$arch.list \
+			"$TOP/scripts/tap-summary.sh" "$arch-$v-tests" "$BUILD/runs/$arch-$v-tests.log" | sed 's/^/    /'
 	done
 	[ "$CHECK_KSELFTESTS" = no ] ||
 		PROGS=$kst "$TOP/scripts/kselftest-compare.sh" "$arch-kselftests" \
