@@ -1807,126 +1807,22 @@ TEST(fork_hw_dirty)
 #define XFS_FILE_SIZE	(4UL << 20)
 
 /*
- * Where the file system wants to hear of the first write to a page
- * (page_mkwrite), a shared mapping is write-protected, and mprotect()
- * upgrades a PTE to writable only if it is dirty: that page was notified
- * already. In one large folio, a written page has a writable dirty PTE and
- * its read-only neighbours clean ones. A batch that ignored the write bit
- * would OR the dirty bits and make the clean neighbours writable, so their
- * first write would bypass page_mkwrite (no mtime update, no block
- * reservation). Here every never-written page must still take a write fault
- * after mprotect(RW -> RWX).
- *
- * The file is written with 64K and 256K pwrite()s (XFS then caches it
- * mostly in folios of those sizes) and mapped at 64K past a PMD boundary so that no
- * folio can be PMD-mapped and some straddle a page table. In each large
- * folio one page is written before the mprotect(): the first page of
- * even-numbered folios, a middle page of odd-numbered ones.
+ * Why the XFS tests cannot run here, or NULL: they need the test VM's XFS
+ * disk and the kernel's pagemap and kpageflags. NUMA balancing is turned
+ * off: a NUMA hinting fault would pass for a write fault they look for.
  */
-TEST(xfs_write_notify)
+static const char *xfs_unavailable(void)
 {
-	size_t npages = XFS_FILE_SIZE / pagesize, i, j, k, chunk, nlarge = 0;
-	size_t by_pages[10] = { 0 };	/* large folios of 2^k pages */
-	char path[] = XFS_DIR "/mprotect_batch.XXXXXX";
-	unsigned char *written;
-	char *buf, *reserve, *mem;
-	uint64_t *pm, flags;
 	struct statfs sfs;
-	int fd, errs = 0;
-	long f0, f1;
 
 	if (statfs(XFS_DIR, &sfs) || sfs.f_type != XFS_SUPER_MAGIC)
-		SKIP(return, "no XFS file system mounted on " XFS_DIR);
+		return "no XFS file system mounted on " XFS_DIR;
 	if (pagemap_open() || kpageflags_fd < 0)
-		SKIP(return, "no /proc/self/pagemap or /proc/kpageflags");
-	/* A NUMA hinting fault would pass for the write fault looked for. */
+		return "no /proc/self/pagemap or /proc/kpageflags";
 	write_file("/proc/sys/kernel/numa_balancing", "0");
-	fd = mkstemp(path);
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, unlink(path));
-	buf = malloc(XFS_FILE_SIZE);
-	written = calloc(npages, 1);
-	pm = calloc(npages, sizeof(*pm));
-	ASSERT_TRUE(buf && written && pm);
-	for (i = 0; i < npages; i++)
-		fill_page(buf + i * pagesize, 1, i);
-	for (i = 0; i < XFS_FILE_SIZE; i += chunk) {
-		chunk = i < XFS_FILE_SIZE / 2 ? 64 << 10 : 256 << 10;
-		ASSERT_EQ((ssize_t)chunk, pwrite(fd, buf + i, chunk, i));
-	}
-	ASSERT_EQ(0, fsync(fd));	/* clean folios: read faults map RO */
-
-	reserve = mmap(NULL, XFS_FILE_SIZE + 2 * pmdsize, PROT_NONE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	ASSERT_NE(MAP_FAILED, reserve);
-	mem = (char *)(((uintptr_t)reserve + pmdsize - 1) & ~(pmdsize - 1)) +
-	      (64 << 10);
-	ASSERT_EQ(mem, mmap(mem, XFS_FILE_SIZE, PROT_READ | PROT_WRITE,
-			    MAP_SHARED | MAP_FIXED, fd, 0));
-	for (i = 0; i < npages; i++)
-		if (check_page(mem + i * pagesize, 1, i) >= 0) {
-			LOG_ERR("page %zu: bad contents after read fault", i);
-			errs++;
-		}
-	ASSERT_EQ(0, errs);
-
-	/* The folios the page cache got, from the kernel's view. */
-	ASSERT_EQ(0, pagemap_read(mem, npages, pm));
-	for (i = 0; i < npages; i = j) {
-		ASSERT_TRUE(!!(pm[i] & PM_PRESENT));
-		ASSERT_NE(0ULL, pm[i] & PM_PFN_MASK);
-		for (j = i + 1; j < npages; j++) {
-			flags = kpageflags_get(pm[j] & PM_PFN_MASK);
-			if (!(flags & (1ULL << KPF_COMPOUND_TAIL)) ||
-			    (pm[j] & PM_PFN_MASK) != (pm[i] & PM_PFN_MASK) + (j - i))
-				break;
-		}
-		if (j - i < 4)
-			continue;
-		for (k = 0; k < 9 && (2UL << k) <= j - i; k++)
-			;
-		by_pages[k]++;
-		written[nlarge % 2 ? i + (j - i) / 2 : i] = 1;
-		nlarge++;
-	}
-	if (!nlarge)
-		SKIP(return, "XFS cached the file in small folios only");
-	for (i = 0; i < npages; i++)
-		if (written[i])
-			fill_page(mem + i * pagesize, 2, i);
-
-	ASSERT_EQ(0, mprotect(mem, XFS_FILE_SIZE,
-			      PROT_READ | PROT_WRITE | PROT_EXEC));
-	for (i = 0; i < npages; i++) {
-		f0 = minflt();
-		fill_page(mem + i * pagesize, 3, i);
-		f1 = minflt();
-		if (!written[i] && f1 == f0) {
-			LOG_ERR("clean page %zu written without a fault: page_mkwrite bypassed",
-				i);
-			errs++;
-		}
-	}
-	ASSERT_EQ(0, errs);
-
-	/* What reached the page cache. */
-	ASSERT_EQ(0, munmap(mem, XFS_FILE_SIZE));
-	ASSERT_EQ((ssize_t)XFS_FILE_SIZE, pread(fd, buf, XFS_FILE_SIZE, 0));
-	for (i = 0; i < npages; i++)
-		if (check_page(buf + i * pagesize, 3, i) >= 0) {
-			LOG_ERR("page %zu: file lacks the last write", i);
-			errs++;
-		}
-	ASSERT_EQ(0, errs);
-	TH_LOG("%zu pages; large folios of 4/8/16/32/64/128/256/512 pages: %zu/%zu/%zu/%zu/%zu/%zu/%zu/%zu",
-	       npages, by_pages[2], by_pages[3], by_pages[4], by_pages[5],
-	       by_pages[6], by_pages[7], by_pages[8], by_pages[9]);
-	munmap(reserve, XFS_FILE_SIZE + 2 * pmdsize);
-	close(fd);
-	free(buf);
-	free(written);
-	free(pm);
+	return NULL;
 }
+
 /*
  * A new file on the test VM's XFS disk, unlinked, holding @size bytes of
  * tag-1 pages written with pwrite()s of @chunk bytes (0: 16K, 32K, 64K and
@@ -1997,6 +1893,123 @@ static int folio_starts(const char *mem, size_t npages, size_t *start)
 	return n;
 }
 
+/*
+ * Map @size bytes of @fd shared, read-write, 64K past a PMD boundary, so
+ * that no folio of the file can be PMD-mapped and some straddle a page
+ * table. *@reserve is the reservation to munmap() (@size + 2 PMDs).
+ */
+static char *xfs_map(int fd, size_t size, char **reserve)
+{
+	char *mem;
+
+	*reserve = mmap(NULL, size + 2 * pmdsize, PROT_NONE,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (*reserve == MAP_FAILED)
+		return NULL;
+	mem = (char *)(((uintptr_t)*reserve + pmdsize - 1) & ~(pmdsize - 1)) +
+	      (64 << 10);
+	if (mmap(mem, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+		 fd, 0) != mem)
+		return NULL;
+	return mem;
+}
+
+/*
+ * Where the file system wants to hear of the first write to a page
+ * (page_mkwrite), a shared mapping is write-protected, and mprotect()
+ * upgrades a PTE to writable only if it is dirty: that page was notified
+ * already. In one large folio, a written page has a writable dirty PTE and
+ * its read-only neighbours clean ones. A batch that ignored the write bit
+ * would OR the dirty bits and make the clean neighbours writable, so their
+ * first write would bypass page_mkwrite (no mtime update, no block
+ * reservation). Here every never-written page must still take a write fault
+ * after mprotect(RW -> RWX).
+ *
+ * The file is written with 64K and 256K pwrite()s (XFS then caches it
+ * mostly in folios of those sizes) and mapped at 64K past a PMD boundary so that no
+ * folio can be PMD-mapped and some straddle a page table. In each large
+ * folio one page is written before the mprotect(): the first page of
+ * even-numbered folios, a middle page of odd-numbered ones.
+ */
+TEST(xfs_write_notify)
+{
+	size_t npages = XFS_FILE_SIZE / pagesize, i, j, k, nlarge = 0, *start;
+	size_t by_pages[10] = { 0 };	/* large folios of 2^k pages */
+	unsigned char *written;
+	char *buf, *reserve, *mem;
+	const char *why;
+	int fd, errs = 0;
+	long f0, f1;
+
+	why = xfs_unavailable();
+	if (why)
+		SKIP(return, "%s", why);
+	fd = xfs_file(XFS_FILE_SIZE, 0);	/* clean folios: read faults map RO */
+	ASSERT_LE(0, fd);
+	buf = malloc(XFS_FILE_SIZE);
+	written = calloc(npages, 1);
+	start = calloc(npages, sizeof(*start));
+	ASSERT_TRUE(buf && written && start);
+	mem = xfs_map(fd, XFS_FILE_SIZE, &reserve);
+	ASSERT_NE(NULL, mem);
+	for (i = 0; i < npages; i++)
+		if (check_page(mem + i * pagesize, 1, i) >= 0) {
+			LOG_ERR("page %zu: bad contents after read fault", i);
+			errs++;
+		}
+	ASSERT_EQ(0, errs);
+
+	/* The folios the page cache got, from the kernel's view. */
+	ASSERT_LE(0, folio_starts(mem, npages, start));
+	for (i = 0; i < npages; i = j) {
+		for (j = i + 1; j < npages && start[j] == i; j++)
+			;
+		if (j - i < 4)
+			continue;
+		for (k = 0; k < 9 && (2UL << k) <= j - i; k++)
+			;
+		by_pages[k]++;
+		written[nlarge % 2 ? i + (j - i) / 2 : i] = 1;
+		nlarge++;
+	}
+	if (!nlarge)
+		SKIP(return, "XFS cached the file in small folios only");
+	for (i = 0; i < npages; i++)
+		if (written[i])
+			fill_page(mem + i * pagesize, 2, i);
+
+	ASSERT_EQ(0, mprotect(mem, XFS_FILE_SIZE,
+			      PROT_READ | PROT_WRITE | PROT_EXEC));
+	for (i = 0; i < npages; i++) {
+		f0 = minflt();
+		fill_page(mem + i * pagesize, 3, i);
+		f1 = minflt();
+		if (!written[i] && f1 == f0) {
+			LOG_ERR("clean page %zu written without a fault: page_mkwrite bypassed",
+				i);
+			errs++;
+		}
+	}
+	ASSERT_EQ(0, errs);
+
+	/* What reached the page cache. */
+	ASSERT_EQ(0, munmap(mem, XFS_FILE_SIZE));
+	ASSERT_EQ((ssize_t)XFS_FILE_SIZE, pread(fd, buf, XFS_FILE_SIZE, 0));
+	for (i = 0; i < npages; i++)
+		if (check_page(buf + i * pagesize, 3, i) >= 0) {
+			LOG_ERR("page %zu: file lacks the last write", i);
+			errs++;
+		}
+	ASSERT_EQ(0, errs);
+	TH_LOG("%zu pages; large folios of 4/8/16/32/64/128/256/512 pages: %zu/%zu/%zu/%zu/%zu/%zu/%zu/%zu",
+	       npages, by_pages[2], by_pages[3], by_pages[4], by_pages[5],
+	       by_pages[6], by_pages[7], by_pages[8], by_pages[9]);
+	munmap(reserve, XFS_FILE_SIZE + 2 * pmdsize);
+	close(fd);
+	free(buf);
+	free(written);
+	free(start);
+}
 static int mtime_after(int fd, const struct timespec *t)
 {
 	struct stat st;
@@ -2040,16 +2053,13 @@ static void write_notify_upgrade(struct __test_metadata *_metadata,
 	struct timespec pause = { 1, 100000000 };
 	int fd, nlarge, errs = 0, moved;
 	char *reserve, *mem, *buf;
-	struct statfs sfs;
+	const char *why;
 	struct stat st;
 	long f0, f1;
 
-	if (statfs(XFS_DIR, &sfs) || sfs.f_type != XFS_SUPER_MAGIC)
-		SKIP(return, "no XFS file system mounted on " XFS_DIR);
-	if (pagemap_open() || kpageflags_fd < 0)
-		SKIP(return, "no /proc/self/pagemap or /proc/kpageflags");
-	/* A NUMA hinting fault would pass for the write fault looked for. */
-	write_file("/proc/sys/kernel/numa_balancing", "0");
+	why = xfs_unavailable();
+	if (why)
+		SKIP(return, "%s", why);
 	fd = xfs_file(XFS_FILE_SIZE, 0);
 	ASSERT_LE(0, fd);
 	written = calloc(npages, 1);
@@ -2059,13 +2069,8 @@ static void write_notify_upgrade(struct __test_metadata *_metadata,
 	buf = malloc(XFS_FILE_SIZE);
 	ASSERT_TRUE(written && exempt && vec && start && buf);
 
-	reserve = mmap(NULL, XFS_FILE_SIZE + 2 * pmdsize, PROT_NONE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	ASSERT_NE(MAP_FAILED, reserve);
-	mem = (char *)(((uintptr_t)reserve + pmdsize - 1) & ~(pmdsize - 1)) +
-	      (64 << 10);
-	ASSERT_EQ(mem, mmap(mem, XFS_FILE_SIZE, PROT_READ | PROT_WRITE,
-			    MAP_SHARED | MAP_FIXED, fd, 0));
+	mem = xfs_map(fd, XFS_FILE_SIZE, &reserve);
+	ASSERT_NE(NULL, mem);
 	for (i = 0; i < npages; i++)
 		fill_page(mem + i * pagesize, 1, i);
 	ASSERT_EQ(0, fsync(fd));	/* clean, write-protected PTEs */
@@ -2213,17 +2218,16 @@ TEST(xfs_table_batch)
 	};
 	uint64_t *pm0, *pm1;
 	char *reserve, *mem;
-	struct statfs sfs;
+	const char *why;
 	unsigned int s;
 	int fd, errs = 0;
 
-	if (statfs(XFS_DIR, &sfs) || sfs.f_type != XFS_SUPER_MAGIC)
-		SKIP(return, "no XFS file system mounted on " XFS_DIR);
+	why = xfs_unavailable();
+	if (why)
+		SKIP(return, "%s", why);
 	if (pmdsize > (32UL << 20))
 		SKIP(return, "a page table maps %zu MiB: too large a file for the test disk",
 		     pmdsize >> 20);
-	if (pagemap_open() || kpageflags_fd < 0)
-		SKIP(return, "no /proc/self/pagemap or /proc/kpageflags");
 	ASSERT_EQ(0, probe_install());
 	fd = xfs_file(pmdsize, pmdsize);
 	ASSERT_LE(0, fd);
