@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/personality.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
 #include <sys/swap.h>
@@ -143,7 +144,7 @@ static void on_alarm(int sig)
  * cancel one it inherited. On expiry the program's whole process group
  * (it and the children it forked) is killed, and only it fails.
  */
-static int run_once(char **argv, int limit)
+static int run_once(char **argv, int limit, int norandmaps)
 {
 	struct sigaction sa = { .sa_handler = on_alarm };
 	char path[256];
@@ -162,6 +163,8 @@ static int run_once(char **argv, int limit)
 	if (!pid) {
 		setpgid(0, 0);
 		if (chdir("/tmp"))
+			_exit(126);
+		if (norandmaps && personality(ADDR_NO_RANDOMIZE) < 0)
 			_exit(126);
 		execv(path, argv);
 		say("exec %s: %s\n", path, strerror(errno));
@@ -197,15 +200,17 @@ static int run_once(char **argv, int limit)
 }
 
 /*
- * A run-list line is "[@SECS] [retry] prog args": "@SECS" kills prog and
- * what it forked after SECS; "retry" runs a failed prog once more
+ * A run-list line is "[@SECS] [retry] [norandmaps] prog args": "@SECS" kills
+ * prog and what it forked after SECS; "retry" runs a failed prog once more
  * after a "@@@ RETRY" marker, for upstream tests with a known race (the
- * host reports the retry and counts only the second run).
+ * host reports the retry and counts only the second run); "norandmaps" runs
+ * prog without address space randomization, for upstream tests whose fixed
+ * addresses can collide with a randomized heap.
  */
 static void run(char *line)
 {
 	char *argv[MAX_ARGS + 1];
-	int argc = 0, limit = 0, retry = 0;
+	int argc = 0, limit = 0, retry = 0, norandmaps = 0;
 	char *tok;
 
 	for (tok = strtok(line, " \t\n"); tok && argc < MAX_ARGS;
@@ -214,18 +219,21 @@ static void run(char *line)
 	argv[argc] = NULL;
 	if (!argc || argv[0][0] == '#')
 		return;
-	while (argc && (argv[0][0] == '@' || !strcmp(argv[0], "retry"))) {
+	while (argc && (argv[0][0] == '@' || !strcmp(argv[0], "retry") ||
+			!strcmp(argv[0], "norandmaps"))) {
 		if (argv[0][0] == '@')
 			limit = atoi(argv[0] + 1);
-		else
+		else if (!strcmp(argv[0], "retry"))
 			retry = 1;
+		else
+			norandmaps = 1;
 		memmove(argv, argv + 1, argc-- * sizeof(*argv));
 	}
 	if (!argc)
 		return;
-	if (run_once(argv, limit) && retry) {
+	if (run_once(argv, limit, norandmaps) && retry) {
 		say("@@@ RETRY %s\n", argv[0]);
-		run_once(argv, limit);
+		run_once(argv, limit, norandmaps);
 	}
 }
 

@@ -8,6 +8,8 @@
 # counts as one failure, whatever its exit status. A program the guest ran
 # twice ("@@@ RETRY", see tests/kselftests.list) counts by its second run;
 # the retry is printed, so a flaky test stays visible.
+# A patched failure is printed with the last (up to 3) "# " lines its
+# program printed before it, so a CI log says why it failed.
 # Appends "LABEL pass fail skip" to $RESULTS.
 label=$1 stock=$2 patched=$3
 RESULTS=${RESULTS:-$(dirname "$0")/../build/results.txt}
@@ -18,13 +20,14 @@ for l in "$stock" "$patched"; do
 	exit 0
 done
 base=$(dirname "$patched")/$label-stock-baseline.txt
-# key: "prog: description" (test numbers stripped); value: ok/fail/skip
+# key: "prog: description" (test numbers stripped); value: ok/fail/skip;
+# a failure has a third field: the diagnostics printed before it.
 # A program's lines are kept until its END marker: a RETRY replaces them.
 results() {
 	awk -v progs=" $PROGS " '
 	function add(s) { out[prog] = out[prog] s "\n" }
 	{ sub(/\r$/, ""); gsub(/\t/, " ") }
-	/^@@@ BEGIN / { prog = $3; n = nf = 0; bail = ""; plan = -1
+	/^@@@ BEGIN / { prog = $3; n = nf = 0; bail = ""; plan = -1; nd = 0
 		if (progs != "  " && index(progs, " " prog " ") == 0) prog = ""
 		else { if (!(prog in out)) order[++np] = prog; out[prog] = "" }
 		next }
@@ -37,12 +40,17 @@ results() {
 		if (n == 0 && rc == "0") add(prog ": (exit 0)\tok")
 		prog = ""; next }
 	prog != "" && /^Bail out!/ { bail = $0 }
+	prog != "" && /^# / { d[nd++ % 3] = $0 }
 	prog != "" && /^1\.\.[0-9]+/ { plan = substr($1, 4) + 0 }
 	prog != "" && /^(not )?ok [0-9]+/ {
 		n++; line = $0; st = "ok"
 		if (line ~ /# *SKIP/) st = "skip"; else if (line ~ /^not ok/) { st = "fail"; nf++ }
 		sub(/^(not )?ok [0-9]+ */, "", line); sub(/ *# *(SKIP|skip).*/, "", line)
-		add(prog ": " line "\t" st)
+		diag = ""
+		for (i = (nd > 3 ? nd - 3 : 0); st == "fail" && i < nd; i++)
+			diag = diag (diag == "" ? "" : " | ") d[i % 3]
+		nd = 0
+		add(prog ": " line "\t" st (st == "fail" ? "\t" diag : ""))
 	}
 	END { for (i = 1; i <= np; i++) printf "%s", out[order[i]] }' "$1"
 }
@@ -61,7 +69,8 @@ BEGIN { while ((getline l < base) > 0) { split(l, kv, "\t"); stock[kv[1]] = kv[2
 $2 == "ok" { p++; next }
 $2 == "skip" { s++; next }
 $2 == "fail" && stock[$1] == "fail" { s++; next }
-$2 == "fail" { f++; print "  FAIL " label " " $1 " (stock: " (stock[$1] == "" ? "no such result" : stock[$1]) ")" }
+$2 == "fail" { f++; print "  FAIL " label " " $1 " (stock: " (stock[$1] == "" ? "no such result" : stock[$1]) ")"
+	if ($3 != "") print "       " $3 }
 END {
 	printf "%s %d %d %d\n", label, p, f, s >> results
 	printf "%-36s %d passed, %d failed, %d skipped (incl. failures stock shares)\n", label ":", p, f, s

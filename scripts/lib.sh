@@ -56,10 +56,11 @@ check_kind() {
 }
 
 # runlist_progs: the program names of the run list on stdin (a line is
-# "[@SECS] [retry] PROG ARGS"; comments and blank lines skipped), once each.
+# "[@SECS] [retry] [norandmaps] PROG ARGS"; comments and blank lines
+# skipped), once each.
 runlist_progs() {
 	grep -v '^[[:space:]]*\(#\|$\)' |
-		awk '{ i = 1; while ($i ~ /^@/ || $i == "retry") i++; print $i }' | sort -u
+		awk '{ i = 1; while ($i ~ /^@/ || $i == "retry" || $i == "norandmaps") i++; print $i }' | sort -u
 }
 
 # kselftest_list ARCH: the run list of mm selftests for ARCH.
