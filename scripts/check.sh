@@ -93,16 +93,21 @@ for arch in $ARCHES; do
 	fi
 done
 
-# The benchmark's table/CSV scripts and its program's options, on this host.
+# Host-only self-tests: the harness's counting rules (deliberately broken
+# logs must count as failures), the benchmark's table/CSV scripts and its
+# program's options.
 mkdir -p "$BUILD/log"
-if sh "$TOP/bench/selftest.sh" >"$BUILD/log/bench-selftest.log" 2>&1; then
-	r=$(tail -1 "$BUILD/log/bench-selftest.log")
-	echo "bench-selftest ${r%% passed*} 0 0" >>"$RESULTS"
-	printf '[%5ss] %-44s ok (%s)\n' "$(($(date +%s) - T0))" "bench selftest" "$r"
-else
-	fail_unit bench-selftest
-	printf '[%5ss] %-44s FAILED (log: %s)\n' "$(($(date +%s) - T0))" "bench selftest" "$BUILD/log/bench-selftest.log"
-fi
+for t in harness:tests/harness-selftest.sh bench:bench/selftest.sh; do
+	name=${t%%:*}-selftest log=$BUILD/log/${t%%:*}-selftest.log
+	if sh "$TOP/${t#*:}" >"$log" 2>&1; then
+		r=$(tail -1 "$log")
+		echo "$name ${r%% passed*} 0 0" >>"$RESULTS"
+		printf '[%5ss] %-44s ok (%s)\n' "$(($(date +%s) - T0))" "${t%%:*} selftest" "$r"
+	else
+		fail_unit "$name"
+		printf '[%5ss] %-44s FAILED (log: %s)\n' "$(($(date +%s) - T0))" "${t%%:*} selftest" "$log"
+	fi
+done
 
 # The build matrix: every arch builds the whole series; the prefix walk
 # (bisectability) runs on x86_64 here and on arm64 too in make check-all

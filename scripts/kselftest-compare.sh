@@ -1,8 +1,10 @@
 #!/bin/sh
 # kselftest-compare.sh LABEL STOCK_LOG PATCHED_LOG: the patched kernel may
 # have no selftest failure that stock does not have. Patched results count
-# as passed or failed; a failure stock shares is counted as skipped and
-# listed, with stock's own skips, in build/runs/LABEL-stock-baseline.txt.
+# as passed or failed; a failure stock shares is counted as skipped, named
+# in the output, and listed, with stock's own skips, in
+# build/runs/LABEL-stock-baseline.txt. Both kernels are the test (debug)
+# kernels of one configuration: like is compared with like.
 # Only the programs in $PROGS count, if it is set. A program whose TAP
 # stream is incomplete (plan "1..N" without N results, or "Bail out!")
 # counts as one failure, whatever its exit status. A program the guest ran
@@ -68,7 +70,7 @@ results "$patched" | awk -F'\t' -v label="$label" -v results="$RESULTS" -v base=
 BEGIN { while ((getline l < base) > 0) { split(l, kv, "\t"); stock[kv[1]] = kv[2] } }
 $2 == "ok" { p++; next }
 $2 == "skip" { s++; next }
-$2 == "fail" && stock[$1] == "fail" { s++; next }
+$2 == "fail" && stock[$1] == "fail" { s++; print "  SHARED " label " " $1 " (fails on stock too: not counted)"; next }
 $2 == "fail" { f++; print "  FAIL " label " " $1 " (stock: " (stock[$1] == "" ? "no such result" : stock[$1]) ")"
 	if ($3 != "") print "       " $3 }
 END {

@@ -552,8 +552,9 @@ static inline long minflt(void)
 	return ru.ru_minflt;
 }
 
-static sigjmp_buf probe_env;
-static volatile sig_atomic_t probing;
+/* Per thread: a probe's SIGSEGV is delivered to the thread that probes. */
+static __thread sigjmp_buf probe_env;
+static __thread volatile sig_atomic_t probing;
 
 static inline void probe_sigsegv(int sig)
 {

@@ -1393,11 +1393,27 @@ TEST_F_TIMEOUT(mb, softdirty, 300)
 				i);
 			errs++;
 		}
-		if (w1[i] && !variant->pmd_mapped && self->flt[i] != 0)
-			blk++;
+		/*
+		 * A dirty, soft-dirty, exclusive private page is made writable
+		 * by R -> RW. 6.12 does not do it for shared memory whose
+		 * write-notify comes from soft-dirty tracking alone: mprotect_fixup()
+		 * asks vma_wants_writenotify() with the old (read-only)
+		 * vm_page_prot, which then differs from what the new flags
+		 * give, so MM_CP_TRY_CHANGE_WRITABLE is not set and every
+		 * page faults, on stock as on patched.
+		 */
+		if (w1[i] && !variant->pmd_mapped && self->flt[i] != 0) {
+			if (!self->private) {
+				blk++;
+				continue;
+			}
+			LOG_ERR("page %zu: soft-dirty, dirty and exclusive, but its write after R -> RW faulted",
+				i);
+			errs++;
+		}
 	}
 	if (blk)
-		ksft_print_msg("note: %zu soft-dirty pages still took a write fault\n",
+		ksft_print_msg("%zu soft-dirty pages of shared memory took a write fault, as in 6.12 (see the test)\n",
 			       blk);
 	ASSERT_EQ(0, pagemap_read(self->mem, N, pm));
 	for (i = 0; i < N; i++) {
@@ -1915,6 +1931,52 @@ static char *xfs_map(int fd, size_t size, char **reserve)
 }
 
 /*
+ * What reached the disk: write the file back, drop it from the page cache
+ * (and check that it is gone: a page still cached would be read from
+ * memory), read it into @buf. Returns the number of pages that do not hold
+ * tag @tag's pattern (each logged), or -1 if the file could not be read
+ * from disk.
+ */
+static int disk_lacks_tag(int fd, char *buf, uint32_t tag)
+{
+	size_t npages = XFS_FILE_SIZE / pagesize, i, cached = 0;
+	unsigned char *vec = calloc(npages, 1);
+	int errs = 0;
+	char *mem;
+
+	if (!vec || fsync(fd) ||
+	    posix_fadvise(fd, 0, XFS_FILE_SIZE, POSIX_FADV_DONTNEED))
+		goto fail;
+	mem = mmap(NULL, XFS_FILE_SIZE, PROT_READ, MAP_SHARED, fd, 0);
+	if (mem == MAP_FAILED)
+		goto fail;
+	if (mincore(mem, XFS_FILE_SIZE, vec)) {
+		munmap(mem, XFS_FILE_SIZE);
+		goto fail;
+	}
+	munmap(mem, XFS_FILE_SIZE);
+	for (i = 0; i < npages; i++)
+		cached += vec[i] & 1;
+	free(vec);
+	if (cached) {
+		ksft_print_msg("%zu pages still cached after fsync + POSIX_FADV_DONTNEED\n",
+			       cached);
+		return -1;
+	}
+	if (pread(fd, buf, XFS_FILE_SIZE, 0) != (ssize_t)XFS_FILE_SIZE)
+		return -1;
+	for (i = 0; i < npages; i++)
+		if (check_page(buf + i * pagesize, tag, i) >= 0 && errs++ < 10)
+			ksft_print_msg("page %zu: the disk lacks the last write\n",
+				       i);
+	return errs;
+fail:
+	ksft_print_msg("reading the file back from disk: %s\n", strerror(errno));
+	free(vec);
+	return -1;
+}
+
+/*
  * Where the file system wants to hear of the first write to a page
  * (page_mkwrite), a shared mapping is write-protected, and mprotect()
  * upgrades a PTE to writable only if it is dirty: that page was notified
@@ -1992,15 +2054,8 @@ TEST(xfs_write_notify)
 	}
 	ASSERT_EQ(0, errs);
 
-	/* What reached the page cache. */
 	ASSERT_EQ(0, munmap(mem, XFS_FILE_SIZE));
-	ASSERT_EQ((ssize_t)XFS_FILE_SIZE, pread(fd, buf, XFS_FILE_SIZE, 0));
-	for (i = 0; i < npages; i++)
-		if (check_page(buf + i * pagesize, 3, i) >= 0) {
-			LOG_ERR("page %zu: file lacks the last write", i);
-			errs++;
-		}
-	ASSERT_EQ(0, errs);
+	ASSERT_EQ(0, disk_lacks_tag(fd, buf, 3));
 	TH_LOG("%zu pages; large folios of 4/8/16/32/64/128/256/512 pages: %zu/%zu/%zu/%zu/%zu/%zu/%zu/%zu",
 	       npages, by_pages[2], by_pages[3], by_pages[4], by_pages[5],
 	       by_pages[6], by_pages[7], by_pages[8], by_pages[9]);
@@ -2049,7 +2104,7 @@ static void write_notify_upgrade(struct __test_metadata *_metadata,
 {
 	size_t npages = XFS_FILE_SIZE / pagesize, i, first_clean = 0, *start;
 	size_t block = cont_pages(), b, exempt_n = 0;
-	unsigned char *written, *exempt, *vec;
+	unsigned char *written, *exempt;
 	struct timespec pause = { 1, 100000000 };
 	int fd, nlarge, errs = 0, moved;
 	char *reserve, *mem, *buf;
@@ -2064,10 +2119,9 @@ static void write_notify_upgrade(struct __test_metadata *_metadata,
 	ASSERT_LE(0, fd);
 	written = calloc(npages, 1);
 	exempt = calloc(npages, 1);
-	vec = calloc(npages, 1);
 	start = calloc(npages, sizeof(*start));
 	buf = malloc(XFS_FILE_SIZE);
-	ASSERT_TRUE(written && exempt && vec && start && buf);
+	ASSERT_TRUE(written && exempt && start && buf);
 
 	mem = xfs_map(fd, XFS_FILE_SIZE, &reserve);
 	ASSERT_NE(NULL, mem);
@@ -2149,32 +2203,12 @@ static void write_notify_upgrade(struct __test_metadata *_metadata,
 	}
 	EXPECT_EQ(0, errs);
 
-	/* What reached the disk: write back, drop the page cache, read. */
-	errs = 0;
 	ASSERT_EQ(0, munmap(mem, XFS_FILE_SIZE));
-	ASSERT_EQ(0, fsync(fd));
-	ASSERT_EQ(0, posix_fadvise(fd, 0, XFS_FILE_SIZE, POSIX_FADV_DONTNEED));
-	mem = mmap(NULL, XFS_FILE_SIZE, PROT_READ, MAP_SHARED, fd, 0);
-	ASSERT_NE(MAP_FAILED, mem);
-	ASSERT_EQ(0, mincore(mem, XFS_FILE_SIZE, vec));
-	for (i = 0, b = 0; i < npages; i++)
-		b += vec[i] & 1;
-	ASSERT_EQ(0, munmap(mem, XFS_FILE_SIZE));
-	ASSERT_EQ((size_t)0, b) {
-		TH_LOG("%zu pages still cached after fsync + POSIX_FADV_DONTNEED", b);
-	}
-	ASSERT_EQ((ssize_t)XFS_FILE_SIZE, pread(fd, buf, XFS_FILE_SIZE, 0));
-	for (i = 0; i < npages; i++)
-		if (check_page(buf + i * pagesize, 3, i) >= 0) {
-			LOG_ERR("page %zu: the disk lacks the last write", i);
-			errs++;
-		}
-	ASSERT_EQ(0, errs);
+	ASSERT_EQ(0, disk_lacks_tag(fd, buf, 3));
 	munmap(reserve, XFS_FILE_SIZE + 2 * pmdsize);
 	close(fd);
 	free(written);
 	free(exempt);
-	free(vec);
 	free(start);
 	free(buf);
 }

@@ -8,7 +8,9 @@
  * PAGEOUT), fork (the child checks its view, writes its private copy and
  * exits; the parent checks nothing leaked), mremap (move, shrink+grow)
  * and munmap+mmap. Every page is checked against a shadow copy after each
- * operation on its range and periodically in full.
+ * operation on its range and periodically in full. After each mprotect(),
+ * the pages just outside its range are probed: they must have kept their
+ * protection (a batch that overruns the range shows only this way).
  *
  * Usage: mprotect_stress [seed [ops-per-thread [seconds [threads]]]]
  * TAP output; exit 0 pass, 1 fail, 4 skip.
@@ -49,7 +51,7 @@ struct worker {
 	pthread_t th;
 	uint64_t rng;
 	struct region r[REGIONS];
-	long ops, checks, forks, mremaps, mremap_skips, pageouts;
+	long ops, checks, probes, forks, mremaps, mremap_skips, pageouts;
 	long op_count[6];
 	size_t nofork_fp, nofork_lo, nofork_hi;
 	uint64_t *fork_pfn;	/* region 0 PFNs at a held fork, or NULL */
@@ -104,6 +106,41 @@ static void fail(struct worker *w, const char *fmt, ...)
 	vsnprintf(w->why, sizeof(w->why), fmt, ap);
 	va_end(ap);
 	stop_all = 1;
+}
+
+/*
+ * After an mprotect() of pages [lo, hi): the two pages on each side of the
+ * range must still have the protection they had. A batch that runs past
+ * either end changes the first page beyond it, so these catch any overrun,
+ * also one that grants write access (invisible to the content checks).
+ */
+static void check_outside(struct worker *w, struct region *r, size_t lo,
+			  size_t hi, const char *op)
+{
+	size_t pages[4] = { lo - 2, lo - 1, hi, hi + 1 };
+	int k;
+
+	for (k = 0; k < 4 && !w->failed; k++) {
+		size_t i = pages[k];
+		volatile char *p = r->mem + i * pagesize;
+		int prot = r->prot[i];
+		bool rd = prot & PROT_READ, wr = prot & PROT_WRITE;
+
+		if (i >= r->npages)	/* lo - 2 wraps below 0, too */
+			continue;
+		if (probe_read(p) != rd)
+			fail(w, "thread %d op %ld (%s of pages %zu..%zu): %s region page %zu %s on read, its protection is %s",
+			     w->id, w->ops, op, lo, hi - 1,
+			     r->kind == R_SHARED ? "shared" : "private", i,
+			     rd ? "faults" : "does not fault",
+			     prot_names[prot & 7]);
+		else if (rd && !wr && probe_write(p, *p))
+			fail(w, "thread %d op %ld (%s of pages %zu..%zu): %s region page %zu is writable, its protection is %s",
+			     w->id, w->ops, op, lo, hi - 1,
+			     r->kind == R_SHARED ? "shared" : "private", i,
+			     prot_names[prot & 7]);
+		w->probes++;
+	}
 }
 
 /* Map a fresh, PMD-aligned region of the given kind, all zero, RW. */
@@ -255,12 +292,14 @@ static void op_cow_cycle(struct worker *w, struct region *r)
 			return;
 		}
 		memset(r->prot + lo + 1, p1, hi - lo - 2);
+		check_outside(w, r, lo + 1, hi - 1, "cow cycle");
 	}
 	if (mprotect(r->mem + lo * pagesize, (hi - lo) * pagesize, p2)) {
 		fail(w, "mprotect: %s", strerror(errno));
 		return;
 	}
 	memset(r->prot + lo, p2, hi - lo);
+	check_outside(w, r, lo, hi, "cow cycle");
 	write_range(w, r, lo, hi);
 	verify(w, r, lo, hi, "cow cycle");
 	if (w->fork_pfn && r == &w->r[0]) {
@@ -296,6 +335,7 @@ static void op_mprotect(struct worker *w, struct region *r)
 		return;
 	}
 	memset(r->prot + lo, prot, hi - lo);
+	check_outside(w, r, lo, hi, "mprotect");
 	/* check the whole neighbourhood: batches may overrun the range */
 	verify(w, r, lo > 512 ? lo - 512 : 0,
 	       hi + 512 < r->npages ? hi + 512 : r->npages, "mprotect");
@@ -398,6 +438,7 @@ static int mark_nofork(struct worker *w)
 		     PROT_READ | PROT_WRITE))
 		return -1;
 	memset(r->prot + a * fp, PROT_READ | PROT_WRITE, (b - a) * fp);
+	check_outside(w, r, a * fp, b * fp, "mprotect before fork");
 	write_range(w, r, a * fp, b * fp);
 	for (b = a; b < a + n && b < r->npages / fp; b++) {
 		if (madvise(r->mem + b * fp * pagesize, fp / 2 * pagesize,
@@ -695,6 +736,8 @@ static void sigsegv(int sig, siginfo_t *si, void *uc)
 	int n;
 
 	(void)uc;
+	if (probing)
+		probe_sigsegv(sig);
 	n = snprintf(msg, sizeof(msg),
 		     "Bail out! unexpected signal %d at %p: a page lost its permissions\n",
 		     sig, si->si_addr);
@@ -795,8 +838,9 @@ int main(int argc, char **argv)
 			ksft_test_result_fail("thread %d: %ld ops (seed %#llx)\n",
 					      i, w->ops, seed);
 		} else {
-			ksft_test_result_pass("thread %d: %ld ops, %ld checks, %ld forks, %ld mremaps (%ld skipped), %ld pageouts\n",
-					      i, w->ops, w->checks, w->forks,
+			ksft_test_result_pass("thread %d: %ld ops, %ld checks, %ld probes, %ld forks, %ld mremaps (%ld skipped), %ld pageouts\n",
+					      i, w->ops, w->checks, w->probes,
+					      w->forks,
 					      w->mremaps, w->mremap_skips,
 					      w->pageouts);
 		}
