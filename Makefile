@@ -13,7 +13,7 @@ export ARCHES
 
 help:
 	@echo 'make check              tests on stock and patched kernels, x86_64 arm64 s390x (the CI job)'
-	@echo 'make check-all          make check with the bisectability walk on arm64 too'
+	@echo 'make check-all          make check on arm64 with 64K pages too, bisectability walk on arm64 too'
 	@echo 'make bench              stock vs patched benchmark tables and plot (the main job)'
 	@echo 'make kernel ARCH=x86_64|arm64|s390x VARIANT=stock|patched KIND=bench|test'
 	@echo 'make boot ARCH=.. VARIANT=.. KIND=.. RUN="prog args"   boot and run one guest program'
@@ -43,9 +43,10 @@ boot: deps
 check: deps
 	@$(S)/check.sh
 
-# check plus the prefix walk on arm64 as well (make check: x86_64 only).
+# check on every booted arch (arm64 with 64K pages too), plus the prefix
+# walk on arm64 as well (make check: x86_64 only).
 check-all: deps
-	@PREFIX_ARCHES="x86_64 arm64" $(S)/check.sh
+	@ARCHES="$${ARCHES:-x86_64 arm64 s390x arm64-64k}" PREFIX_ARCHES="x86_64 arm64" $(S)/check.sh
 
 bench: deps
 	@$(S)/bench.sh

@@ -119,9 +119,22 @@ static void test_mthp(int kb, const char *knob, const char *stat, int flags)
 			 before, after);
 }
 
+/* Pages per contpte block (arm64), 16 elsewhere: as tests/mm_test_util.h */
+static int cont_kb(void)
+{
+#ifdef __aarch64__
+	long n = psize == 4096 ? 16 : psize == 16384 ? 128 : 32;
+#else
+	long n = 16;
+#endif
+	return n * psize / 1024;
+}
+
 static void test_pmd_thp(void)
 {
-	size_t len = 2UL << 20;
+	long pmd = read_long(THP_DIR "/hpage_pmd_size");
+	/* 512 MiB with 64K pages: a quarter of the guest, taken at boot */
+	size_t len = pmd > 0 ? (size_t)pmd : 2UL << 20;
 	uint64_t ent;
 	char *mem;
 
@@ -277,14 +290,20 @@ int main(int argc, char **argv)
 	ksft_print_header();
 	ksft_set_plan(4 + 4 * thp + swap + xfs);
 	if (thp) {
-		ksft_test_result(!access(THP_DIR "/hugepages-64kB/enabled", W_OK) &&
-				 !access(THP_DIR "/hugepages-64kB/shmem_enabled", W_OK),
-				 "mTHP sysfs knobs present\n");
-		test_mthp(64, "enabled", "anon_fault_alloc",
+		/* contpte-sized (64K on 4K pages, 2M on 64K) and 4 pages */
+		int ckb = cont_kb(), skb = 4 * psize / 1024;
+		char a[96], b[96];
+
+		snprintf(a, sizeof(a), THP_DIR "/hugepages-%dkB/enabled", ckb);
+		snprintf(b, sizeof(b), THP_DIR "/hugepages-%dkB/shmem_enabled",
+			 ckb);
+		ksft_test_result(!access(a, W_OK) && !access(b, W_OK),
+				 "mTHP sysfs knobs present (%dkB)\n", ckb);
+		test_mthp(ckb, "enabled", "anon_fault_alloc",
 			  MAP_PRIVATE | MAP_ANONYMOUS);
-		test_mthp(16, "enabled", "anon_fault_alloc",
+		test_mthp(skb, "enabled", "anon_fault_alloc",
 			  MAP_PRIVATE | MAP_ANONYMOUS);
-		test_mthp(64, "shmem_enabled", "shmem_alloc",
+		test_mthp(ckb, "shmem_enabled", "shmem_alloc",
 			  MAP_SHARED | MAP_ANONYMOUS);
 		test_pmd_thp();
 	} else {

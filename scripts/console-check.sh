@@ -6,10 +6,11 @@
 # print which.
 log=$1 expect=$2
 [ -f "$log" ] || { echo "console-check: no log $log" >&2; exit 1; }
-# The kernel echoes its command line, which may name page_table_check=0.
-bad=$(grep -n -a -E \
-	'Kernel panic|kernel BUG at|BUG:|WARNING:|Oops|Unable to handle kernel|general protection fault|page_table_check|KASAN|UBSAN|Call trace:|Call Trace:|guest timeout after' \
-	"$log" | grep -a -v -E '^[0-9]+:(\[[ 0-9.]*\] )?(Kernel )?[Cc]ommand line:' | head -n 1)
+# page_table_check reports are BUG_ON()s in page_table_check.c (the kernel
+# echoes its command line, which may say page_table_check=0).
+bad=$(grep -n -a -m1 -E \
+	'Kernel panic|kernel BUG at|BUG:|WARNING:|Oops|Unable to handle kernel|general protection fault|page_table_check\.c|KASAN|UBSAN|Call trace:|Call Trace:|guest timeout after' \
+	"$log")
 if [ -n "$bad" ]; then
 	echo "console: $log:$bad"
 	exit 1

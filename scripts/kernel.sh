@@ -1,8 +1,9 @@
 #!/bin/sh
 # kernel.sh ARCH VARIANT KIND: configure and build one kernel into
 # build/kernel/ARCH-VARIANT-KIND (incremental, ccache).
-# KIND bench: tinyconfig + configs/{base,distro}.config + configs/ARCH.config
-# KIND test:  the same with configs/debug.config before the arch fragment
+# KIND bench: tinyconfig + configs/{base,distro}.config + the arch record's
+# fragments (KCONFIG, in order; configs/ARCH.config)
+# KIND test:  the same with configs/debug.config before the arch fragments
 . "$(dirname "$0")/lib.sh"
 
 arch=$1 variant=$2 kind=$3
@@ -22,7 +23,9 @@ log=$BUILD/log/kernel-$arch-$variant-$kind.log
 # The arch fragment comes last: it may turn off what its arch cannot have.
 frags="$TOP/configs/base.config $TOP/configs/distro.config"
 [ "$kind" = test ] && frags="$frags $TOP/configs/debug.config"
-frags="$frags $TOP/configs/$KCONFIG"
+for f in $KCONFIG; do	# the record may name more than one
+	frags="$frags $TOP/configs/$f"
+done
 mkdir -p "$out"
 # ccache's own directory (not build/) survives "make clean" and fresh
 # clones; the base dir makes its hashes independent of where the clone is.

@@ -235,6 +235,44 @@ static inline bool hw_dirty_expected(void)
 #endif
 }
 
+/* Bytes of one contpte block (a 16-page stand-in elsewhere). */
+static inline size_t cont_size(void)
+{
+	return cont_pages() * pagesize;
+}
+
+/* Does hugepages-<kb>kB have @knob ("enabled": anon, "shmem_enabled")? */
+static inline bool thp_size_has(unsigned long kb, const char *knob)
+{
+	char path[160];
+
+	snprintf(path, sizeof(path), THP_DIR "/hugepages-%lukB/%s", kb, knob);
+	return !access(path, F_OK);
+}
+
+/*
+ * Largest page-cache folio: the largest size with a shmem_enabled knob
+ * (6.12 gives file orders 1..MAX_PAGECACHE_ORDER one; 64K pages: 128M,
+ * below the 512M PMD). 0 without THP.
+ */
+static inline size_t max_file_folio(void)
+{
+	size_t best = 0;
+	int i;
+
+	for (i = 0; i < nr_thp_sizes; i++)
+		if (thp_size_has(thp_sizes_kb[i], "shmem_enabled") &&
+		    (size_t)thp_sizes_kb[i] * 1024 > best)
+			best = (size_t)thp_sizes_kb[i] * 1024;
+	return best;
+}
+
+/* RAM of the machine (bytes), for budgets that must fit a 2 GiB guest. */
+static inline size_t mem_total(void)
+{
+	return (size_t)sysconf(_SC_PHYS_PAGES) * pagesize;
+}
+
 static inline void util_init(void)
 {
 	char buf[64];
@@ -278,6 +316,10 @@ static inline int thp_configure(unsigned long kb, bool shmem, const char **why)
 	int ret;
 
 	*why = NULL;
+	if (kb * 1024 < pagesize) {
+		*why = "folio smaller than the base page";
+		return -EINVAL;
+	}
 	/* Keep unrelated machinery from moving our pages around. */
 	write_file("/proc/sys/kernel/numa_balancing", "0");
 	write_file("/proc/sys/vm/compaction_proactiveness", "0");
@@ -301,12 +343,20 @@ static inline int thp_configure(unsigned long kb, bool shmem, const char **why)
 		snprintf(path, sizeof(path),
 			 THP_DIR "/hugepages-%lukB/shmem_enabled", kb);
 		ret = write_file(path, "always");
-		if (ret && kb == pmd_kb) {
-			/* Older layout: PMD-size shmem via the top level. */
+		if (ret && kb == pmd_kb &&
+		    !thp_size_has(kb, "enabled")) {
+			/*
+			 * Older layout (no hugepages-<pmd>kB at all): PMD-size
+			 * shmem via the top level. With the directory but no
+			 * shmem_enabled, the PMD order exceeds the page cache's
+			 * (64K pages: 13 > 11) and no knob gives such folios.
+			 */
 			ret = write_file(THP_DIR "/shmem_enabled", "always");
 		}
 		if (ret) {
-			*why = "cannot enable this shmem folio size";
+			*why = thp_size_has(kb, "enabled") ?
+			       "no shmem folios of this size (above the page cache's largest order)" :
+			       "cannot enable this shmem folio size";
 			return ret;
 		}
 		return 0;
@@ -314,7 +364,9 @@ static inline int thp_configure(unsigned long kb, bool shmem, const char **why)
 	snprintf(path, sizeof(path), THP_DIR "/hugepages-%lukB/enabled", kb);
 	ret = write_file(path, "always");
 	if (ret && kb != pmd_kb) {
-		*why = "cannot enable this mTHP size";
+		*why = thp_size_has(kb, "shmem_enabled") ?
+		       "no anon folios of this order (order 1)" :
+		       "cannot enable this mTHP size";
 		return ret;
 	}
 	return 0;

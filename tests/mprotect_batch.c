@@ -78,44 +78,71 @@ FIXTURE(mb) {
 	long *flt;		/* per-page fault counts of the last write */
 };
 
+/*
+ * Folio sizes are relative to the running kernel, so that every variant
+ * means the same thing at any base page size (4K / 64K pages):
+ *   F_BASE   order-0                                  4K    / 64K
+ *   F_O2     4 pages, below a contpte block             16K   / 256K
+ *   F_CONT   one contpte block (16 pages elsewhere)     64K   / 2M
+ *   F_CONT2  two contpte blocks                          128K  / 4M
+ *   F_BIG    min(PMD, 512 pages), PTE-mapped: the big   2M    / 32M
+ *            batch (4K: the PMD THP split to PTEs)
+ *   F_PMD    PMD size, PMD-mapped                       2M    / 512M
+ */
+enum fsel { F_BASE, F_O2, F_CONT, F_CONT2, F_BIG, F_PMD };
+
 FIXTURE_VARIANT(mb) {
 	enum kind kind;
-	unsigned long folio_kb;	/* 4 = order-0 */
+	enum fsel folio;
 	bool pmd_mapped;
 	/*
-	 * 4K pages in a VMA with MADV_HUGEPAGE: the series takes its batching
-	 * walk there (large folios may be mapped), which must handle order-0
-	 * pages too. Every large-folio shape has MADV_HUGEPAGE as well.
+	 * Order-0 pages in a VMA with MADV_HUGEPAGE: the series takes its
+	 * batching walk there (large folios may be mapped), which must handle
+	 * order-0 pages too. Every large-folio shape has MADV_HUGEPAGE as well.
 	 */
 	bool madv_huge;
 };
 
-#define V(_name, _kind, _kb, _pmd)					\
+#define V(_name, _kind, _f, _pmd)					\
 	FIXTURE_VARIANT_ADD(mb, _name) {				\
-		.kind = _kind, .folio_kb = _kb, .pmd_mapped = _pmd,	\
+		.kind = _kind, .folio = _f, .pmd_mapped = _pmd,		\
 	}
 
-FIXTURE_VARIANT_ADD(mb, anon_4k_madv_huge) {
-	.kind = K_ANON, .folio_kb = 4, .madv_huge = true,
+FIXTURE_VARIANT_ADD(mb, anon_base_madv_huge) {
+	.kind = K_ANON, .folio = F_BASE, .madv_huge = true,
 };
-FIXTURE_VARIANT_ADD(mb, shmem_4k_madv_huge) {
-	.kind = K_SHMEM, .folio_kb = 4, .madv_huge = true,
+FIXTURE_VARIANT_ADD(mb, shmem_base_madv_huge) {
+	.kind = K_SHMEM, .folio = F_BASE, .madv_huge = true,
 };
 
-V(anon_4k, K_ANON, 4, false);
-V(anon_16k, K_ANON, 16, false);
-V(anon_64k, K_ANON, 64, false);
-V(anon_128k, K_ANON, 128, false);
-V(anon_2m_pte, K_ANON, 2048, false);
-V(anon_2m_pmd, K_ANON, 2048, true);
-V(shmem_4k, K_SHMEM, 4, false);
-V(shmem_16k, K_SHMEM, 16, false);
-V(shmem_64k, K_SHMEM, 64, false);
-V(shmem_128k, K_SHMEM, 128, false);
-V(shmem_2m_pte, K_SHMEM, 2048, false);
-V(shmem_2m_pmd, K_SHMEM, 2048, true);
-V(memfd_shared_4k, K_MEMFD_SHARED, 4, false);
-V(memfd_private_cow_4k, K_MEMFD_PRIVATE, 4, false);
+V(anon_base, K_ANON, F_BASE, false);
+V(anon_o2, K_ANON, F_O2, false);
+V(anon_cont, K_ANON, F_CONT, false);
+V(anon_cont2, K_ANON, F_CONT2, false);
+V(anon_big_pte, K_ANON, F_BIG, false);
+V(anon_pmd, K_ANON, F_PMD, true);
+V(shmem_base, K_SHMEM, F_BASE, false);
+V(shmem_o2, K_SHMEM, F_O2, false);
+V(shmem_cont, K_SHMEM, F_CONT, false);
+V(shmem_cont2, K_SHMEM, F_CONT2, false);
+V(shmem_big_pte, K_SHMEM, F_BIG, false);
+V(shmem_pmd, K_SHMEM, F_PMD, true);
+V(memfd_shared_base, K_MEMFD_SHARED, F_BASE, false);
+V(memfd_private_cow_base, K_MEMFD_PRIVATE, F_BASE, false);
+
+/* The folio size of @f on this kernel, in bytes. */
+static size_t folio_bytes(enum fsel f)
+{
+	switch (f) {
+	case F_BASE:	return pagesize;
+	case F_O2:	return 4 * pagesize;
+	case F_CONT:	return cont_size();
+	case F_CONT2:	return 2 * cont_size();
+	case F_BIG:	return pmdsize < 512 * pagesize ? pmdsize : 512 * pagesize;
+	case F_PMD:	return pmdsize;
+	}
+	return 0;
+}
 
 #define MB FIXTURE_DATA(mb)
 
@@ -290,7 +317,7 @@ static void mb_refresh_pfns(MB *self)
 
 FIXTURE_SETUP(mb)
 {
-	size_t fsize = variant->folio_kb * 1024, span, i;
+	size_t fsize = folio_bytes(variant->folio), span, i;
 	bool shmem = variant->kind == K_SHMEM;
 	char *reserve, *aligned, *mem;
 	const char *why;
@@ -303,11 +330,14 @@ FIXTURE_SETUP(mb)
 	logged = 0;
 	if (geteuid())
 		SKIP(return, "needs root (pagemap PFNs, THP knobs)");
-	if (variant->folio_kb == 4)
-		fsize = pagesize;
-	if (fsize > pmdsize || (variant->folio_kb == 2048 && fsize != pmdsize))
-		SKIP(return, "folio size %lu kB does not match PMD size %zu kB",
-		     variant->folio_kb, pmdsize / 1024);
+	if (fsize > pmdsize)
+		SKIP(return, "folio size %zu kB above the PMD size %zu kB",
+		     fsize / 1024, pmdsize / 1024);
+	if (variant->folio == F_O2 && fsize >= cont_size())
+		SKIP(return, "4 pages are not below a contpte block here");
+	if (variant->folio == F_PMD && 4 * 2 * pmdsize > mem_total())
+		SKIP(return, "PMD size %zu MiB: two PMD THPs (COW doubles them) do not fit %zu MiB of RAM",
+		     pmdsize >> 20, mem_total() >> 20);
 	if (pagemap_open())
 		SKIP(return, "no /proc/self/pagemap: %s", strerror(errno));
 	if (kpageflags_fd < 0)
@@ -318,9 +348,13 @@ FIXTURE_SETUP(mb)
 		SKIP(return, "%s", why);
 
 	self->fpages = fsize / pagesize;
-	self->size = fsize < pmdsize ? 512 * 1024 : 2 * pmdsize;
+	/* 128 pages: 512K with 4K pages, as before; 8M with 64K pages */
+	self->size = fsize < pmdsize ? 128 * pagesize : 2 * pmdsize;
 	if (self->size < 8 * fsize && fsize < pmdsize)
 		self->size = 8 * fsize;
+	/* The big PTE batch: two folios, as the PMD-size shapes (64K: 64M) */
+	if (variant->folio == F_BIG)
+		self->size = 2 * fsize;
 	self->npages = self->size / pagesize;
 	self->private = variant->kind == K_ANON ||
 			variant->kind == K_MEMFD_PRIVATE;
@@ -425,8 +459,8 @@ FIXTURE_SETUP(mb)
 	}
 
 	if (check_folio_shape(mem, self->size, fsize, reason, sizeof(reason)))
-		SKIP(return, "did not get %lu kB folios (%s): %s",
-		     variant->folio_kb, kind_names[variant->kind], reason);
+		SKIP(return, "did not get %zu kB folios (%s): %s",
+		     fsize / 1024, kind_names[variant->kind], reason);
 	if (fsize == pmdsize) {
 		pmdkb = smaps_field(mem, variant->kind == K_ANON ?
 				    "AnonHugePages" : "ShmemPmdMapped");
@@ -504,7 +538,7 @@ TEST_F_TIMEOUT(mb, mprotect_whole, 300)
 TEST_F_TIMEOUT(mb, mprotect_partial, 300)
 {
 	size_t mid = N / 2;	/* a PMD boundary for every variant */
-	size_t s64 = 64 * 1024 / pagesize;
+	size_t s64 = cont_pages();	/* "mid-64K": mid contpte block */
 	struct {
 		size_t lo, hi;
 		int prot;
@@ -1820,7 +1854,8 @@ TEST(fork_hw_dirty)
 /* Shared file mapping with write-notify: XFS (page_mkwrite, large folios) */
 
 #define XFS_DIR		"/mnt/xfs"
-#define XFS_FILE_SIZE	(4UL << 20)
+/* 1024 pages: 4 MiB with 4K pages, 64 MiB with 64K (300 MiB disk) */
+#define XFS_FILE_SIZE	(1024 * pagesize)
 
 /*
  * Why the XFS tests cannot run here, or NULL: they need the test VM's XFS
@@ -1861,8 +1896,12 @@ static int xfs_file(size_t size, size_t chunk)
 	if (fd < 0 || unlink(path))
 		goto fail;
 	for (i = 0; i < size; i += len) {
-		len = chunk ? chunk : 16UL << (10 + (i * 4 / size) +
-					       (i * 4 / size == 3));
+		/* 4, 8, cont and 4 x cont pages: 16K/32K/64K/256K on 4K */
+		static const unsigned int q[] = { 4, 8, 0, 0 };
+		unsigned int k = i * 4 / size;
+
+		len = chunk ? chunk : (k < 2 ? q[k] : k == 2 ? cont_pages() :
+				       4 * cont_pages()) * pagesize;
 		if (pwrite(fd, buf + i, len, i) != (ssize_t)len)
 			goto fail;
 	}
@@ -1922,8 +1961,14 @@ static char *xfs_map(int fd, size_t size, char **reserve)
 			MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (*reserve == MAP_FAILED)
 		return NULL;
-	mem = (char *)(((uintptr_t)*reserve + pmdsize - 1) & ~(pmdsize - 1)) +
-	      (64 << 10);
+	/*
+	 * One contpte block (64K on 4K) past the start of a window that
+	 * straddles a PMD boundary: folios keep their contpte alignment.
+	 */
+	mem = (char *)(((uintptr_t)*reserve + pmdsize - 1) & ~(pmdsize - 1));
+	if (size < 2 * pmdsize)		/* 64K pages: 64M file, 512M PMD */
+		mem += pmdsize - size / 2;
+	mem += cont_size();
 	if (mmap(mem, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
 		 fd, 0) != mem)
 		return NULL;
@@ -2246,7 +2291,14 @@ TEST(xfs_write_notify_ro_none_rw)
  */
 TEST(xfs_table_batch)
 {
-	size_t npages = pmdsize / pagesize, i, *start;
+	/*
+	 * The largest PTE batch a page-cache folio gives: a whole table
+	 * (PMD size) where the page cache allows it; with 64K pages the
+	 * largest file folio is 128M (order 11 < PMD order 13), 2048 PTEs.
+	 */
+	size_t tsize = max_file_folio() && max_file_folio() < pmdsize ?
+		       max_file_folio() : pmdsize;
+	size_t npages = tsize / pagesize, i, *start;
 	static const int prots[] = {
 		PROT_READ, PROT_NONE, PROT_READ | PROT_WRITE, PROT_READ,
 	};
@@ -2259,24 +2311,24 @@ TEST(xfs_table_batch)
 	why = xfs_unavailable();
 	if (why)
 		SKIP(return, "%s", why);
-	if (pmdsize > (32UL << 20))
-		SKIP(return, "a page table maps %zu MiB: too large a file for the test disk",
-		     pmdsize >> 20);
+	if (tsize > (128UL << 20))
+		SKIP(return, "a %zu MiB folio: too large a file for the 300 MiB test disk",
+		     tsize >> 20);
 	ASSERT_EQ(0, probe_install());
-	fd = xfs_file(pmdsize, pmdsize);
+	fd = xfs_file(tsize, tsize);
 	ASSERT_LE(0, fd);
 	start = calloc(npages, sizeof(*start));
 	pm0 = calloc(npages, sizeof(*pm0));
 	pm1 = calloc(npages, sizeof(*pm1));
 	ASSERT_TRUE(start && pm0 && pm1);
-	reserve = mmap(NULL, 2 * pmdsize, PROT_NONE,
+	reserve = mmap(NULL, 2 * tsize, PROT_NONE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	ASSERT_NE(MAP_FAILED, reserve);
-	mem = (char *)(((uintptr_t)reserve + pmdsize - 1) & ~(pmdsize - 1));
-	ASSERT_EQ(mem, mmap(mem, pmdsize, PROT_READ | PROT_WRITE,
+	mem = (char *)(((uintptr_t)reserve + tsize - 1) & ~(tsize - 1));
+	ASSERT_EQ(mem, mmap(mem, tsize, PROT_READ | PROT_WRITE,
 			    MAP_SHARED | MAP_FIXED, fd, 0));
 	/* PTEs, not a PMD mapping (no-op where THP is off). */
-	madvise(mem, pmdsize, MADV_NOHUGEPAGE);
+	madvise(mem, tsize, MADV_NOHUGEPAGE);
 	for (i = 0; i < npages; i++)
 		if (check_page(mem + i * pagesize, 1, i) >= 0)
 			errs++;
@@ -2284,11 +2336,11 @@ TEST(xfs_table_batch)
 	ASSERT_EQ(1, folio_starts(mem, npages, start));
 	if (start[npages - 1] != 0)
 		SKIP(return, "XFS did not cache the file in one %zu kB folio",
-		     pmdsize >> 10);
+		     tsize >> 10);
 	ASSERT_EQ(0, pagemap_read(mem, npages, pm0));
 
 	for (s = 0; s < sizeof(prots) / sizeof(prots[0]); s++) {
-		ASSERT_EQ(0, mprotect(mem, pmdsize, prots[s]));
+		ASSERT_EQ(0, mprotect(mem, tsize, prots[s]));
 		for (i = 0; i < npages; i++) {
 			char *p = mem + i * pagesize;
 			bool r = probe_read(p), w;
@@ -2312,9 +2364,9 @@ TEST(xfs_table_batch)
 			}
 	}
 	ksft_print_msg("one %zu kB folio, %zu PTEs, %zu mprotect() calls over the whole table\n",
-		       pmdsize >> 10, npages, sizeof(prots) / sizeof(prots[0]));
+		       tsize >> 10, npages, sizeof(prots) / sizeof(prots[0]));
 	ASSERT_EQ(0, errs);
-	munmap(reserve, 2 * pmdsize);
+	munmap(reserve, 2 * tsize);
 	close(fd);
 	free(start);
 	free(pm0);

@@ -143,6 +143,12 @@ static void check_outside(struct worker *w, struct region *r, size_t lo,
 	}
 }
 
+/*
+ * Range granules in pages: 4 pages, one and two contpte blocks, and the
+ * PMD (4K: 4, 16, 32, 512), the last capped to half a region.
+ */
+static size_t folio_pages[4];
+
 /* Map a fresh, PMD-aligned region of the given kind, all zero, RW. */
 static char *map_region(int kind)
 {
@@ -220,7 +226,6 @@ static int verify(struct worker *w, struct region *r, size_t lo, size_t hi,
 static void rnd_range(struct worker *w, struct region *r, size_t *lo,
 		      size_t *hi)
 {
-	static const size_t folio_pages[] = { 4, 16, 32, 512 };
 	size_t fp = folio_pages[rnd_below(w, 4)];
 	size_t a, b;
 
@@ -422,7 +427,6 @@ static int child_scribble(struct worker *w)
  */
 static int mark_nofork(struct worker *w)
 {
-	static const size_t folio_pages[] = { 4, 16, 32, 512 };
 	size_t fp = folio_pages[rnd_below(w, 4)], a, n, b;
 	struct region *r = &w->r[0];
 
@@ -430,7 +434,7 @@ static int mark_nofork(struct worker *w)
 	if (rnd_below(w, 4) == 0)
 		return 0;
 	/* first half of each folio-sized block in a random stretch */
-	n = 1 + rnd_below(w, fp >= 512 ? 2 : 16);
+	n = 1 + rnd_below(w, fp >= folio_pages[3] ? 2 : 16);
 	a = rnd_below(w, r->npages / fp);
 	b = a + n < r->npages / fp ? a + n : r->npages / fp;
 	/* present, exclusive, writable and dirty before the fork */
@@ -777,23 +781,39 @@ int main(int argc, char **argv)
 	util_init();
 	knobs_save_all();
 	pagemap_open();
+	/*
+	 * Two PMDs (4 MiB with 4K pages), but at most 1/64 of RAM: with 64K
+	 * pages a PMD is 512 MiB and 3 threads x 2 regions x (region +
+	 * shadow) would need 12 GiB; 32 MiB regions on a 2 GiB guest.
+	 */
 	region_size = 2 * pmdsize;
+	if (region_size > mem_total() / 64)
+		region_size = mem_total() / 64 & ~(cont_size() - 1);
+	folio_pages[0] = 4;
+	folio_pages[1] = cont_pages();
+	folio_pages[2] = 2 * cont_pages();
+	folio_pages[3] = pmdsize / pagesize;
+	if (folio_pages[3] > region_size / pagesize / 2)
+		folio_pages[3] = region_size / pagesize / 2;
 
 	/* large folios of several sizes, for anon and anon shmem */
 	write_file("/proc/sys/kernel/numa_balancing", "0");
 	write_file(THP_DIR "/enabled", "always");
 	write_file(THP_DIR "/defrag", "madvise");
 	for (i = 0; i < nr_thp_sizes; i++) {
+		size_t sz = (size_t)thp_sizes_kb[i] * 1024;
 		int kb = thp_sizes_kb[i];
-		bool on = kb == 16 || kb == 64 || kb == 128 ||
-			  (size_t)kb * 1024 == pmdsize;
+		/* 4 pages, 1 and 2 contpte blocks; PMD if two fit a region */
+		bool small = sz == 4 * pagesize || sz == cont_size();
+		bool on = small || sz == 2 * cont_size() ||
+			  (sz == pmdsize && 2 * pmdsize <= region_size);
 
 		snprintf(path, sizeof(path), THP_DIR "/hugepages-%dkB/enabled",
 			 kb);
 		write_file(path, on ? "always" : "never");
 		snprintf(path, sizeof(path),
 			 THP_DIR "/hugepages-%dkB/shmem_enabled", kb);
-		write_file(path, on && kb <= 64 ? "always" : "never");
+		write_file(path, small ? "always" : "never");
 	}
 
 	memset(&sa, 0, sizeof(sa));
