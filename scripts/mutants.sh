@@ -27,13 +27,13 @@ printf '%-28s %-7s %-8s %-44s %s\n' mutant arch result "caught by (as tested)" \
 missed=0
 arches_used=
 # catchers NAME: what failed in boot NAME, up to 4, ';'-separated; with
-# "named", only tests that failed their own assertion.
+# "named", only tests that failed their own assertion (not a synthetic
+# record of tap-records.sh such as "(incomplete TAP)", nor the console).
 catchers() {
 	log=$BUILD/runs/$1.log
 	{ [ "$2" = named ] || "$TOP/scripts/console-check.sh" "$log" | sed 's/.*:[0-9]*:/console: /' | cut -c1-60
-		RESULTS=/dev/null "$TOP/scripts/tap-summary.sh" "$1" "$log" |
-			sed -n 's/^  FAIL [^ ]* //p' |
-			if [ "$2" = named ]; then sed -n 's/^\([^:]*\): not ok [0-9]* /\1: /p'; else sed 's/^[^:]*: not ok [0-9]* //'; fi |
+		"$TOP/scripts/tap-records.sh" "$log" |
+			awk -F'\t' -v named="$2" '$3 == "fail" && !(named != "" && $2 ~ /^\(/) { print $1 ": " $2 }' |
 			cut -c1-50; } | head -n 4 | paste -sd';' -
 }
 for m in $MUTANTS; do
