@@ -44,9 +44,11 @@ check: deps
 	@$(S)/check.sh
 
 # check on every booted arch (arm64 with 64K pages too), plus the prefix
-# walk on arm64 as well (make check: x86_64 only).
+# walk on arm64 as well (make check: x86_64 only) and the build with
+# Debian's amd64 config.
 check-all: deps
-	@ARCHES="$${ARCHES:-x86_64 arm64 s390x arm64-64k}" PREFIX_ARCHES="x86_64 arm64" $(S)/check.sh
+	@ARCHES="$${ARCHES:-x86_64 arm64 s390x arm64-64k}" PREFIX_ARCHES="x86_64 arm64" \
+		MATRIX_CHECKS="checkpatch arches warnings prefixes debian" $(S)/check.sh
 
 bench: deps
 	@$(S)/bench.sh

@@ -3,7 +3,8 @@
 # under QEMU TCG with INITRD, console to LOG, and check the console.
 # MODE icount: 1 vCPU, -icount shift=0,sleep=off (guest ns == instructions)
 # MODE wall:   1 vCPU, no icount (emulated wall time)
-# MODE test:   2 vCPUs, 2 NUMA nodes of 1 GiB, 512 MiB swap disk, XFS disk
+# MODE test:   2 vCPUs, 2 NUMA nodes of 1 GiB (QEMU_MEM/2), 512 MiB swap
+#              disk, XFS disk
 # MODE interactive: like test, console on this terminal, no timeout
 . "$(dirname "$0")/lib.sh"
 
@@ -14,6 +15,8 @@ kernel=$BUILD/kernel/$arch-$variant-$kind/$KIMAGE
 [ -f "$initrd" ] || die "no initramfs $initrd"
 command -v "$QEMU" >/dev/null || die "$QEMU not found (make deps)"
 timeout=${BOOT_TIMEOUT:-900}
+# Guest RAM in MiB (the arch record may ask for more: QEMU_MEM).
+mem=${QEMU_MEM:-2048}
 
 # loglevel=7: info messages too, among them the CPU features the kernel
 # detected (see CONSOLE_EXPECT in the arch record).
@@ -24,15 +27,15 @@ case $mode in
 # host's clock out of the guest, so icount figures repeat exactly.
 # Random stack offsets change copy alignments and so instruction counts.
 icount)
-	machine="-smp 1 -m 2G -icount shift=0,sleep=off -rtc base=2026-01-01T00:00:00,clock=vm"
+	machine="-smp 1 -m ${mem}M -icount shift=0,sleep=off -rtc base=2026-01-01T00:00:00,clock=vm"
 	append="$append nokaslr randomize_kstack_offset=off"
 	;;
-wall) machine="-smp 1 -m 2G" ;;
+wall) machine="-smp 1 -m ${mem}M" ;;
 test | interactive)
-	machine="-smp 2,sockets=2,cores=1,threads=1 -m 2G"
+	machine="-smp 2,sockets=2,cores=1,threads=1 -m ${mem}M"
 	# Two NUMA nodes where the machine has them (QEMU_NUMA=no: one).
 	[ "${QEMU_NUMA:-yes}" = no ] || machine="$machine
-	-object memory-backend-ram,id=m0,size=1G -object memory-backend-ram,id=m1,size=1G
+	-object memory-backend-ram,id=m0,size=$((mem / 2))M -object memory-backend-ram,id=m1,size=$((mem / 2))M
 	-numa node,nodeid=0,cpus=0,memdev=m0 -numa node,nodeid=1,cpus=1,memdev=m1"
 	# A blank disk for swap, and XFS (mkfs here: the guest has no mkfs)
 	# for the tests of a shared file mapping with page_mkwrite and large
