@@ -1976,6 +1976,33 @@ static char *xfs_map(int fd, size_t size, char **reserve)
 }
 
 /*
+ * Write tag 3 to every page of @mem but page @skip, and return how many of
+ * them wrote without a fault though they were clean (not in @written, nor
+ * in @exempt if given): each bypassed page_mkwrite, and is logged.
+ */
+static int write_unfaulted(char *mem, size_t npages,
+			   const unsigned char *written,
+			   const unsigned char *exempt, size_t skip)
+{
+	int errs = 0;
+	size_t i;
+	long f0;
+
+	for (i = 0; i < npages; i++) {
+		if (i == skip)
+			continue;
+		f0 = minflt();
+		fill_page(mem + i * pagesize, 3, i);
+		if (!written[i] && !(exempt && exempt[i]) && minflt() == f0) {
+			LOG_ERR("clean page %zu written without a fault: page_mkwrite bypassed",
+				i);
+			errs++;
+		}
+	}
+	return errs;
+}
+
+/*
  * What reached the disk: write the file back, drop it from the page cache
  * (and check that it is gone: a page still cached would be read from
  * memory), read it into @buf. Returns the number of pages that do not hold
@@ -2046,7 +2073,6 @@ TEST(xfs_write_notify)
 	char *buf, *reserve, *mem;
 	const char *why;
 	int fd, errs = 0;
-	long f0, f1;
 
 	why = xfs_unavailable();
 	if (why)
@@ -2087,17 +2113,7 @@ TEST(xfs_write_notify)
 
 	ASSERT_EQ(0, mprotect(mem, XFS_FILE_SIZE,
 			      PROT_READ | PROT_WRITE | PROT_EXEC));
-	for (i = 0; i < npages; i++) {
-		f0 = minflt();
-		fill_page(mem + i * pagesize, 3, i);
-		f1 = minflt();
-		if (!written[i] && f1 == f0) {
-			LOG_ERR("clean page %zu written without a fault: page_mkwrite bypassed",
-				i);
-			errs++;
-		}
-	}
-	ASSERT_EQ(0, errs);
+	ASSERT_EQ(0, write_unfaulted(mem, npages, written, NULL, npages));
 
 	ASSERT_EQ(0, munmap(mem, XFS_FILE_SIZE));
 	ASSERT_EQ(0, disk_lacks_tag(fd, buf, 3));
@@ -2151,7 +2167,7 @@ static void write_notify_upgrade(struct __test_metadata *_metadata,
 	size_t block = cont_pages(), b, exempt_n = 0;
 	unsigned char *written, *exempt;
 	struct timespec pause = { 1, 100000000 };
-	int fd, nlarge, errs = 0, moved;
+	int fd, nlarge, moved;
 	char *reserve, *mem, *buf;
 	const char *why;
 	struct stat st;
@@ -2234,19 +2250,8 @@ static void write_notify_upgrade(struct __test_metadata *_metadata,
 	EXPECT_TRUE(moved) {
 		TH_LOG("mtime did not move: page_mkwrite bypassed");
 	}
-	for (i = 0; i < npages; i++) {
-		if (i == first_clean)
-			continue;
-		f0 = minflt();
-		fill_page(mem + i * pagesize, 3, i);
-		f1 = minflt();
-		if (!written[i] && !exempt[i] && f1 == f0) {
-			LOG_ERR("clean page %zu written without a fault: page_mkwrite bypassed",
-				i);
-			errs++;
-		}
-	}
-	EXPECT_EQ(0, errs);
+	EXPECT_EQ(0, write_unfaulted(mem, npages, written, exempt,
+				     first_clean));
 
 	ASSERT_EQ(0, munmap(mem, XFS_FILE_SIZE));
 	ASSERT_EQ(0, disk_lacks_tag(fd, buf, 3));
