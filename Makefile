@@ -13,9 +13,9 @@ export ARCHES
 
 help:
 	@echo 'make check              tests on stock and patched kernels, x86_64 arm64 s390x (the CI job)'
-	@echo 'make check-all          make check on arm64 with 64K pages too, bisectability walk on arm64 too'
+	@echo 'make check-all          make check on arm64 64K, ppc64le (radix, hash) and riscv64 too, bisectability walk on arm64 too'
 	@echo 'make bench              stock vs patched benchmark tables and plot (the main job)'
-	@echo 'make kernel ARCH=x86_64|arm64|s390x VARIANT=stock|patched KIND=bench|test'
+	@echo 'make kernel ARCH=x86_64|arm64|s390x|arm64-64k|ppc64le|riscv64 VARIANT=stock|patched KIND=bench|test'
 	@echo 'make boot ARCH=.. VARIANT=.. KIND=.. RUN="prog args"   boot and run one guest program'
 	@echo 'make boot ARCH=x86_64 RUN=                              interactive shell (busybox-static)'
 	@echo 'make guest ARCH=..      build the guest programs'
@@ -43,11 +43,12 @@ boot: deps
 check: deps
 	@$(S)/check.sh
 
-# check on every booted arch (arm64 with 64K pages too), plus the prefix
+# check on every booted arch (arm64 with 64K pages, ppc64le with the radix
+# and the hash MMU, riscv64), plus the prefix
 # walk on arm64 as well (make check: x86_64 only) and the build with
 # Debian's amd64 config.
 check-all: deps
-	@ARCHES="$${ARCHES:-x86_64 arm64 s390x arm64-64k}" PREFIX_ARCHES="x86_64 arm64" \
+	@ARCHES="$${ARCHES:-x86_64 arm64 s390x arm64-64k ppc64le ppc64le-hash riscv64}" PREFIX_ARCHES="x86_64 arm64" \
 		MATRIX_CHECKS="checkpatch arches warnings prefixes debian" $(S)/check.sh
 
 bench: deps

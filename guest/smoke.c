@@ -211,7 +211,7 @@ static int test_uffd_wp_absent(void)
 
 static void test_soft_dirty(void)
 {
-#if defined(__x86_64__) || defined(__s390x__)
+#if defined(__x86_64__) || defined(__s390x__) || defined(__powerpc64__)
 	char *mem = map_aligned(psize, psize, MAP_PRIVATE | MAP_ANONYMOUS);
 
 	if (!mem) {

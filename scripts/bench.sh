@@ -42,7 +42,7 @@ for arch in $ARCHES; do
 	for v in stock patched; do
 		# NOBUILD=1: use the kernels as built (e.g. while another build runs).
 		if [ -n "$NOBUILD" ]; then
-			[ -f "$BUILD/kernel/$arch-$v-bench/$KIMAGE" ] || die "no $arch $v bench kernel"
+			[ -f "$(kernel_dir "$v" bench)/$KIMAGE" ] || die "no $arch $v bench kernel"
 		else
 			"$TOP/scripts/kernel.sh" "$arch" "$v" bench || exit 1
 		fi

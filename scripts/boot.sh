@@ -10,7 +10,7 @@
 
 arch=$1 variant=$2 kind=$3 mode=$4 initrd=$5 log=$6
 load_arch "$arch"
-kernel=$BUILD/kernel/$arch-$variant-$kind/$KIMAGE
+kernel=$(kernel_dir "$variant" "$kind")/$KIMAGE
 [ -f "$kernel" ] || die "no kernel $kernel (make kernel ARCH=$arch VARIANT=$variant KIND=$kind)"
 [ -f "$initrd" ] || die "no initramfs $initrd"
 command -v "$QEMU" >/dev/null || die "$QEMU not found (make deps)"
@@ -20,7 +20,7 @@ mem=${QEMU_MEM:-2048}
 
 # loglevel=7: info messages too, among them the CPU features the kernel
 # detected (see CONSOLE_EXPECT in the arch record).
-append="console=$QEMU_CONSOLE panic=-1 oops=panic loglevel=7 $BOOT_APPEND"
+append="console=$QEMU_CONSOLE panic=-1 oops=panic loglevel=7 $ARCH_APPEND $BOOT_APPEND"
 swap=
 case $mode in
 # A fixed virtual RTC (and on x86 no RDRAND/RDSEED, see arch/) keeps the

@@ -57,7 +57,7 @@ for arch in $ARCHES; do
 	fi
 	for vk in "stock test" "patched test"; do
 		v=${vk% *} k=${vk#* }
-		[ -f "$BUILD/kernel/$arch-$v-$k/$KIMAGE" ] || continue
+		[ -f "$(kernel_dir "$v" "$k")/$KIMAGE" ] || continue
 		NOCOUNT=1 "$TOP/scripts/run-guest.sh" "$arch" "$v" "$k" test "$list" "$arch-$v-tests"
 		PROGS=$own SKIPS=$TOP/tests/skips/$arch.list \
 			"$TOP/scripts/tap-summary.sh" "$arch-$v-tests" "$BUILD/runs/$arch-$v-tests.log" | sed 's/^/    /'
@@ -69,14 +69,14 @@ for arch in $ARCHES; do
 	[ "$CHECK_GATE" = no ] && continue
 	gate_ok=1
 	for v in stock patched; do
-		[ -f "$BUILD/kernel/$arch-$v-bench/$KIMAGE" ] &&
+		[ -f "$(kernel_dir "$v" bench)/$KIMAGE" ] &&
 			"$TOP/scripts/run-guest.sh" "$arch" "$v" bench icount "$GATE_LIST" "$arch-$v-gate" ||
 			gate_ok=0
 	done
 	if [ $gate_ok = 1 ]; then
 		csv=$BUILD/runs/$arch-gate.csv
 		BENCH_KERNEL=$(make -s -C "$BUILD/src/stock" kernelversion)
-		BENCH_CONFIG_HASH=$(cat "$BUILD/kernel/$arch-"*-bench/.config | sha256sum | cut -c1-12)
+		BENCH_CONFIG_HASH=$(cat "$BUILD/kernel/$KERNEL_OF-"*-bench/.config | sha256sum | cut -c1-12)
 		BENCH_SERIES_HASH=$(cat "$BUILD/src/patched/.series-hash")
 		BENCH_QEMU=$($QEMU --version | head -1)
 		export BENCH_KERNEL BENCH_CONFIG_HASH BENCH_SERIES_HASH BENCH_QEMU

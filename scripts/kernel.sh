@@ -18,7 +18,7 @@ check_variant "$variant"
 "$TOP/scripts/source.sh" "$variant" || exit 1
 
 src=$BUILD/src/$variant
-out=$BUILD/kernel/$arch-$variant-$kind
+out=$(kernel_dir "$variant" "$kind")
 log=$BUILD/log/kernel-$arch-$variant-$kind.log
 # The arch fragment comes last: it may turn off what its arch cannot have.
 frags="$TOP/configs/base.config $TOP/configs/distro.config"

@@ -31,9 +31,18 @@ step() {
 load_arch() {
 	[ -f "$TOP/arch/$1.conf" ] ||
 		die "unknown ARCH '$1' (known: $(cd "$TOP/arch" && ls ./*.conf | sed 's,\./,,;s,\.conf,,' | tr '\n' ' '))"
+	# A record may boot another record's kernels (KERNEL_OF) with more
+	# kernel parameters (ARCH_APPEND), e.g. powerpc's hash MMU.
+	KERNEL_OF= ARCH_APPEND=
 	# shellcheck disable=SC1090
 	. "$TOP/arch/$1.conf"
 	ARCH_NAME=$1
+	KERNEL_OF=${KERNEL_OF:-$1}
+}
+
+# kernel_dir VARIANT KIND: where the arch's kernel of that kind is built.
+kernel_dir() {
+	echo "$BUILD/kernel/$KERNEL_OF-$1-$2"
 }
 
 # A variant is stock, patched (patches/series), or the name of another series

@@ -193,12 +193,27 @@ static inline void knobs_save_all(void)
 
 /*
  * Entries of a page table, where no hpage_pmd_size tells (THP off): 256 on
- * s390 (1 MiB per table), a page of 8-byte entries elsewhere.
+ * s390 (1 MiB per table); on powerpc Book3S-64 with 64K pages 32 under the
+ * radix MMU (2 MiB) and 256 under hash (16 MiB), as /proc/cpuinfo's "MMU"
+ * line tells; a page of 8-byte entries elsewhere.
  */
 static inline size_t ptrs_per_pte(void)
 {
-#ifdef __s390x__
+#if defined(__s390x__)
 	return 256;
+#elif defined(__powerpc64__)
+	char line[128];
+	bool radix = false;
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "MMU", 3) && strstr(line, "Radix"))
+			radix = true;
+	if (f)
+		fclose(f);
+	if (pagesize == 65536)
+		return radix ? 32 : 256;
+	return 512;
 #else
 	return pagesize / 8;
 #endif

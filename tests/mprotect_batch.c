@@ -360,14 +360,20 @@ FIXTURE_SETUP(mb)
 			variant->kind == K_MEMFD_PRIVATE;
 	self->may_unmap = variant->pmd_mapped && variant->kind != K_ANON;
 
-	/* Reserve, then place the region: small folios straddle a PMD edge. */
-	span = self->size + 4 * pmdsize;
+	/*
+	 * Reserve, then place the region: small folios straddle a PMD edge
+	 * (half of the region below it), PMD-size ones start at one. The
+	 * edge leaves at least a PMD of the reservation below the region and
+	 * above it, whatever the ratio of region to PMD size (ppc64 radix
+	 * with 64K pages: an 8M region, 2M PMDs).
+	 */
+	span = 2 * self->size + 4 * pmdsize;
 	reserve = mmap(NULL, span, PROT_NONE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	ASSERT_NE(MAP_FAILED, reserve);
-	aligned = (char *)(((uintptr_t)reserve + 2 * pmdsize - 1) &
-			   ~(pmdsize - 1));
-	mem = fsize < pmdsize ? aligned + pmdsize - self->size / 2 : aligned;
+	aligned = (char *)(((uintptr_t)reserve + self->size / 2 +
+			    2 * pmdsize - 1) & ~(pmdsize - 1));
+	mem = fsize < pmdsize ? aligned - self->size / 2 : aligned;
 
 	switch (variant->kind) {
 	case K_ANON:
@@ -1323,7 +1329,7 @@ TEST_F_TIMEOUT(mb, uffd_wp_async_scan, 300)
 }
 
 /* ------------------------------------------------------------------ */
-/* soft-dirty (x86): bits must match what was written after the clear */
+/* soft-dirty (x86, s390, powerpc book3s64): bits must match what was written after the clear */
 
 static bool hash_sel(size_t i, unsigned int salt)
 {
@@ -1343,7 +1349,7 @@ TEST_F_TIMEOUT(mb, softdirty, 300)
 	int errs = 0;
 	int fd;
 
-#if !defined(__x86_64__) && !defined(__s390x__)
+#if !defined(__x86_64__) && !defined(__s390x__) && !defined(__powerpc64__)
 	SKIP(return, "no soft-dirty tracking on this arch");
 #endif
 	if (self->may_unmap)
