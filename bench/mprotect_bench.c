@@ -10,6 +10,9 @@
  *   BENCH case=<name> insns=<n> calls=<n> ptes=<n> per_pte=<x.xx>
  *         faults=<n> per_call=<n> folio=<size> ...
  *
+ * and, on a kernel with bench/tlbcount.patch, the user TLB flushes per
+ * mprotect() call: tlb_range=<x> tlb_pages=<x> tlb_mm=<x>.
+ *
  * A case that cannot get the folio size it asked for prints
  * "BENCH case=<name> skipped reason=<why>" and makes the exit status 1.
  * Usage errors exit 2.  All knobs are restored at exit.
@@ -779,6 +782,36 @@ static long long minflt(void)
 	return ru.ru_minflt;
 }
 
+/*
+ * User TLB flushes, from the vm events that bench/tlbcount.patch (a
+ * measurement-only kernel patch) adds: ranged flushes, the base pages they
+ * span, flushes of the whole address space. -1 where the kernel does not
+ * count them.
+ */
+struct tlb_flushes {
+	long long range, pages, mm;
+};
+
+static void read_tlb_flushes(struct tlb_flushes *t)
+{
+	char name[64];
+	long long v;
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	t->range = t->pages = t->mm = -1;
+	if (!f)
+		return;
+	while (fscanf(f, "%63s %lld", name, &v) == 2) {
+		if (!strcmp(name, "tlb_flush_range"))
+			t->range = v;
+		else if (!strcmp(name, "tlb_flush_range_pages"))
+			t->pages = v;
+		else if (!strcmp(name, "tlb_flush_mm"))
+			t->mm = v;
+	}
+	fclose(f);
+}
+
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -882,6 +915,7 @@ static int run_case(const struct bcase *c, size_t size_opt,
 	const char *reason = NULL, *how = "stats";
 	size_t congruent = 0;
 	struct counters before, after;
+	struct tlb_flushes tlb0, tlb1;
 	long long f0, f1;
 	uint64_t t0, t1, ptes, insns;
 	struct region r;
@@ -944,10 +978,12 @@ static int run_case(const struct bcase *c, size_t size_opt,
 	/* One untimed warm-up cycle, then the timed loop. */
 	cycle(c, r.p, size);
 	(void)now_ns();		/* fault in whatever the timing calls touch */
+	read_tlb_flushes(&tlb0);
 	f0 = minflt();
 	t0 = now_ns();
 	t1 = timed_loop(c, r.p, size, iters, t0, &insns);
 	f1 = minflt();
+	read_tlb_flushes(&tlb1);
 
 	if (verify(c, &r, &reason, &how, NULL)) {
 		reason = reason ? reason : "layout-changed";
@@ -957,7 +993,7 @@ static int run_case(const struct bcase *c, size_t size_opt,
 	printf("BENCH case=%s insns=%" PRIu64 " calls=%u ptes=%" PRIu64
 	       " per_pte=%.2f faults=%lld per_call=%" PRIu64
 	       " folio=%s size=%zu iters=%u map=%s kind=%s prot=%s verify=%s"
-	       " congruent64k=%zu/%zu insns_sum=%" PRIu64 "\n",
+	       " congruent64k=%zu/%zu insns_sum=%" PRIu64,
 	       c->name, insns, 2 * iters, ptes,
 	       (double)insns / (double)ptes, f1 - f0,
 	       insns / (2 * (uint64_t)iters),
@@ -968,6 +1004,13 @@ static int run_case(const struct bcase *c, size_t size_opt,
 	       c->prot_a == NONE ? (c->write ? "none-rw-write" : "none-rw") :
 	       (c->write ? "ro-rw-write" : "ro-rw"), how,
 	       congruent, size / 65536, t1 - t0);
+	/* Flushes per mprotect() call (all that the timed loop issued). */
+	if (tlb0.range >= 0 && tlb1.range >= 0)
+		printf(" tlb_range=%.3f tlb_pages=%.3f tlb_mm=%.3f",
+		       (double)(tlb1.range - tlb0.range) / (2.0 * iters),
+		       (double)(tlb1.pages - tlb0.pages) / (2.0 * iters),
+		       (double)(tlb1.mm - tlb0.mm) / (2.0 * iters));
+	printf("\n");
 	fflush(stdout);
 	unmap_region(&r);
 	return 0;

@@ -127,13 +127,17 @@ END {
 				note = "no-patched"
 			else
 				note = "ok"
-			printf "R %s %s %s %d %s %s %s %s %s %s %s\n", a, c,
+			# median() sorted rat[]: the pairs' lowest and highest
+			# ratio (the spread of emulated wall time).
+			printf "R %s %s %s %d %s %s %s %s %s %s %s %s %s\n", a, c,
 			       folio[a, c], n, ratio,
 			       ns ? sprintf("%.2f", median(mets, ns)) : "-",
 			       np ? sprintf("%.2f", median(metp, np)) : "-",
 			       metric,
 			       ns ? sprintf("%d", median(fs, ns)) : "-",
-			       np ? sprintf("%d", median(fp, np)) : "-", note
+			       np ? sprintf("%d", median(fp, np)) : "-", note,
+			       n ? sprintf("%.3f", rat[1]) : "-",
+			       n ? sprintf("%.3f", rat[n]) : "-"
 		}
 	}
 }

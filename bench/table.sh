@@ -9,6 +9,7 @@
 #
 # Columns: case | folio | metric | stock | patched | ratio | target | result
 #   ratio  = patched/stock guest instructions (median of paired runs)
+#   pairs  = (emulated wall time only) the lowest and highest paired ratio
 #   result = met / missed / missing / info (no target for this case)
 # A case with a target that has no result is "missing", never passed.
 # For every case with a target, more write faults in patched than in stock
@@ -185,9 +186,15 @@ function show(a, c, r,    f, t, res, ratio, large, rf, cmp) {
 		t = "-"
 	else
 		t = (gatemode && large ? "<" : "<=") sprintf("%.2f", t)
-	printf "%-18s %-5s %-10s %12s %12s %7s %3s %-7s %s\n", c, f[4], f[9],
-	       f[7], f[8], ratio == "-" ? "-" : sprintf("%.3f", ratio),
-	       f[5], t, res
+	if (wallmode)
+		printf "%-18s %-5s %-10s %12s %12s %7s %-13s %3s %-7s %s\n", c, f[4], f[9],
+		       f[7], f[8], ratio == "-" ? "-" : sprintf("%.3f", ratio),
+		       f[13] == "" || f[13] == "-" ? "-" : f[13] "-" f[14],
+		       f[5], t, res
+	else
+		printf "%-18s %-5s %-10s %12s %12s %7s %3s %-7s %s\n", c, f[4], f[9],
+		       f[7], f[8], ratio == "-" ? "-" : sprintf("%.3f", ratio),
+		       f[5], t, res
 }
 
 END {
@@ -200,9 +207,14 @@ END {
 	for (ai = 1; ai <= narch; ai++) {
 		a = arch[ai]
 		printf "== %s: %s%s ==\n", a, label, gatemode ? " [gate]" : ""
-		printf "%-18s %-5s %-10s %12s %12s %7s %3s %-7s %s\n", "case",
-		       "folio", "metric", "stock", "patched", "ratio", "n",
-		       "target", "result"
+		if (wallmode)
+			printf "%-18s %-5s %-10s %12s %12s %7s %-13s %3s %-7s %s\n", "case",
+			       "folio", "metric", "stock", "patched", "ratio",
+			       "pairs", "n", "target", "result"
+		else
+			printf "%-18s %-5s %-10s %12s %12s %7s %3s %-7s %s\n", "case",
+			       "folio", "metric", "stock", "patched", "ratio", "n",
+			       "target", "result"
 		split("", done)
 		for (i = 1; i <= nrow[a]; i++) {
 			c = rows[a, i]

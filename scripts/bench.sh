@@ -6,7 +6,8 @@
 # table per arch and mode, writes raw CSV + metadata and a ratio plot under
 # build/bench/.
 # Options (environment): ARCHES, CASES=a,b,c (default all), SIZE=32M,
-# ITERS=40, FULL=1 (the seed's 1 GiB), REPEAT=2, WALL_PAIRS=3, NOBUILD=1.
+# ITERS=40, FULL=1 (the seed's 1 GiB), REPEAT=2, WALL_PAIRS=3, NOBUILD=1,
+# TLBCOUNT=no (skip the TLB flush counts, scripts/tlbcount.sh).
 . "$(dirname "$0")/lib.sh"
 
 ARCHES=${ARCHES:-x86_64 arm64}
@@ -22,6 +23,7 @@ for arch in $ARCHES; do load_arch "$arch"; done
 
 OUT=$BUILD/bench
 mkdir -p "$OUT"
+rm -f "$OUT/tlb-failed"
 "$TOP/scripts/guest.sh" x86_64 "$TOP/bench/mprotect_bench.c" || exit 1
 # Validate the options here, before any boot: the host runs x86_64 binaries.
 known=$("$BUILD/guest/x86_64/mprotect_bench" --list | awk '{print $1}')
@@ -86,6 +88,13 @@ for arch in $ARCHES; do
 		  if (d == 0) printf "icount determinism %s: %d runs, identical\n", what, n
 		  else printf "icount determinism %s: %d runs, differ by at most %d insns (%.6f%%)\n", what, n, d, 100 * r }'
 	done
+	# TLB flushes per call, the second deterministic metric (kernels with
+	# a measurement-only counting patch; TLBCOUNT=no skips them).
+	if [ "${TLBCOUNT:-yes}" != no ]; then
+		"$TOP/scripts/tlbcount.sh" "$arch" "$OUT/$arch.cpio" "$OUT" >"$OUT/table-tlb-$arch.txt" 2>&1 ||
+			echo "$arch" >>"$OUT/tlb-failed"
+		cat "$OUT/table-tlb-$arch.txt"
+	fi
 done
 
 meta() {
@@ -112,4 +121,8 @@ done
 "$TOP/bench/plot.sh" -o "$OUT/ratio.png" -s "$OUT/ratio.svg" "$OUT/icount-latest.csv" &&
 	echo "plot: $OUT/ratio.png $OUT/ratio.svg"
 echo "raw results: $OUT/icount-$stamp.csv $OUT/wall-$stamp.csv (logs: $OUT/*.log)"
+if [ -f "$OUT/tlb-failed" ]; then
+	echo "TLB flushes: more than stock, or not counted, on: $(cat "$OUT/tlb-failed" | tr '\n' ' ')"
+	rc=1
+fi
 exit $rc

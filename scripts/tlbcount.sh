@@ -1,0 +1,35 @@
+#!/bin/sh
+# tlbcount.sh ARCH INITRD OUTDIR: count the user TLB flushes of every bench
+# case on stock and patched. Builds the bench kernels "tlb-stock" (stock +
+# bench/tlbcount.patch) and "tlb-patched" (patches/series + the same),
+# boots each once under icount with INITRD (mprotect_bench), and prints
+# bench/tlb-table.sh's table. The counting patch is measurement only: the
+# instruction tables come from the kernels without it.
+. "$(dirname "$0")/lib.sh"
+
+arch=$1 initrd=$2 out=$3
+[ $# -eq 3 ] || die "usage: tlbcount.sh ARCH INITRD OUTDIR"
+load_arch "$arch"
+# The two series, as build/series/NAME (see check_variant).
+mk_series() {
+	d=$BUILD/series/$1
+	rm -rf "$d" && mkdir -p "$d" || die "cannot create $d"
+	shift
+	for p in "$@"; do
+		cp "$p" "$d/" && basename "$p" >>"$d/series" || die "cannot copy $p"
+	done
+}
+# shellcheck disable=SC2046
+mk_series tlb-patched $(grep -v '^[[:space:]]*\(#\|$\)' "$TOP/patches/series" |
+	awk -v d="$TOP/patches" '{ print d "/" $1 }') "$TOP/bench/tlbcount.patch"
+mk_series tlb-stock "$TOP/bench/tlbcount.patch"
+for v in tlb-stock tlb-patched; do
+	"$TOP/scripts/kernel.sh" "$arch" "$v" bench || exit 1
+	log=$out/$arch-$v-icount.log
+	if ! BOOT_TIMEOUT=${BOOT_TIMEOUT:-3600} "$TOP/scripts/boot.sh" "$arch" "$v" bench icount \
+		"$initrd" "$log" >"$log.check"; then
+		die "boot $arch $v: $(cat "$log.check")"
+	fi
+done
+echo "== $arch: user TLB flushes per mprotect() call (kernels with bench/tlbcount.patch) =="
+"$TOP/bench/tlb-table.sh" "$out/$arch-tlb-stock-icount.log" "$out/$arch-tlb-patched-icount.log"
