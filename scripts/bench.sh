@@ -7,7 +7,8 @@
 # build/bench/.
 # Options (environment): ARCHES, CASES=a,b,c (default all), SIZE=32M,
 # ITERS=40, FULL=1 (the seed's 1 GiB), REPEAT=2, WALL_PAIRS=3, NOBUILD=1,
-# TLBCOUNT=no (skip the TLB flush counts, scripts/tlbcount.sh).
+# TLBCOUNT=no (skip the TLB flush counts, scripts/tlbcount.sh), WALL_AA=1
+# (wall pairs of stock against stock: the emulation's own spread).
 . "$(dirname "$0")/lib.sh"
 
 ARCHES=${ARCHES:-x86_64 arm64}
@@ -50,23 +51,31 @@ for arch in $ARCHES; do
 		fi
 	done
 	"$TOP/scripts/initramfs.sh" "$arch" "$LIST" "$OUT/$arch.cpio" || exit 1
-	# boot1 VARIANT MODE N: one boot, its log named for the arg list.
+	# boot1 VARIANT MODE N [AS]: one boot, its log named for the arg
+	# list; AS: the column it counts as (default VARIANT).
 	boot1() {
-		log=$OUT/$arch-$1-$2-$3.log
+		as=${4:-$1}
+		log=$OUT/$arch-$as-$2-$3.log
 		s=$(date +%s)
 		if BOOT_TIMEOUT=${BOOT_TIMEOUT:-3600} "$TOP/scripts/boot.sh" "$arch" "$1" bench "$2" "$OUT/$arch.cpio" "$log" >"$log.check"; then
-			printf '[%5ss] %-44s ok (%ss)\n' "$(($(date +%s) - T0))" "bench $arch $1 $2 run $3" "$(($(date +%s) - s))"
+			printf '[%5ss] %-44s ok (%ss)\n' "$(($(date +%s) - T0))" "bench $arch $1 $2 run $3${4:+ as $4}" "$(($(date +%s) - s))"
 		else
-			printf '[%5ss] %-44s FAILED: %s\n' "$(($(date +%s) - T0))" "bench $arch $1 $2 run $3" "$(cat "$log.check")"
+			printf '[%5ss] %-44s FAILED: %s\n' "$(($(date +%s) - T0))" "bench $arch $1 $2 run $3${4:+ as $4}" "$(cat "$log.check")"
 		fi
-		echo "$arch:$1:$log" >>"$OUT/$2.args"
+		echo "$arch:$as:$log" >>"$OUT/$2.args"
 	}
 	# pairs MODE N: N boots of stock and patched in turns (A B A B ...).
+	# WALL_AA=1: the wall pairs boot stock twice (A A): the spread of the
+	# emulation itself, on one kernel, in the "patched" column.
 	pairs() {
 		i=1
 		while [ $i -le "$2" ]; do
 			boot1 stock "$1" $i
-			boot1 patched "$1" $i
+			if [ -n "$WALL_AA" ] && [ "$1" = wall ]; then
+				boot1 stock "$1" $i patched
+			else
+				boot1 patched "$1" $i
+			fi
 			i=$((i + 1))
 		done
 	}
@@ -115,7 +124,9 @@ for mode in icount wall; do
 	if [ "$mode" = icount ]; then
 		"$TOP/bench/table.sh" "$csv" | tee "$OUT/table-$mode.txt" || rc=1
 	else
-		"$TOP/bench/table.sh" --report-only "$csv" | tee "$OUT/table-$mode.txt"
+		: >"$OUT/table-$mode.txt"
+		[ -z "$WALL_AA" ] || echo "WALL_AA: the patched column is stock booted again (A/A)" | tee -a "$OUT/table-$mode.txt"
+		"$TOP/bench/table.sh" --report-only "$csv" | tee -a "$OUT/table-$mode.txt"
 	fi
 done
 "$TOP/bench/plot.sh" -o "$OUT/ratio.png" -s "$OUT/ratio.svg" "$OUT/icount-latest.csv" &&
