@@ -905,11 +905,14 @@ static int verify(const struct bcase *c, struct region *r,
 	return 0;
 }
 
+/* --scale: every case's iterations times this (longer timed windows). */
+static unsigned int iter_scale = 1;
+
 static int run_case(const struct bcase *c, size_t size_opt,
 		    unsigned int iters_opt)
 {
 	size_t size = c->fixed_size || !size_opt ? c->size : size_opt;
-	unsigned int iters = iters_opt ? iters_opt : c->iters;
+	unsigned int iters = (iters_opt ? iters_opt : c->iters) * iter_scale;
 	unsigned long anon_kb = 0, shmem_kb = 0;
 	size_t nfolios = size / (c->folio_kb * 1024);
 	const char *reason = NULL, *how = "stats";
@@ -1027,8 +1030,9 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: mprotect_bench [--case NAME[,NAME...]|all] [--size BYTES[K|M|G]]\n"
-		"                      [--iters N] [--list]\n"
-		"  --size applies to every case but the fixed nonerw-4k-* shapes\n");
+		"                      [--iters N] [--scale N] [--list]\n"
+		"  --size applies to every case but the fixed nonerw-4k-* shapes\n"
+		"  --scale multiplies every case's iterations (longer timed windows)\n");
 }
 
 static int parse_size(const char *s, size_t *out)
@@ -1116,7 +1120,7 @@ int main(int argc, char **argv)
 			return 0;
 		}
 		if (!val || (strcmp(opt, "--case") && strcmp(opt, "--size") &&
-			     strcmp(opt, "--iters"))) {
+			     strcmp(opt, "--iters") && strcmp(opt, "--scale"))) {
 			fprintf(stderr, "mprotect_bench: bad option '%s'\n",
 				opt);
 			usage(stderr);
@@ -1138,13 +1142,16 @@ int main(int argc, char **argv)
 			errno = 0;
 			v = strtoul(val, &end, 10);
 			if (errno || *end || end == val || !v ||
-			    v > 100000000 || *val == '-') {
-				fprintf(stderr,
-					"mprotect_bench: bad iters '%s'\n",
-					val);
+			    v > (strcmp(opt, "--scale") ? 100000000 : 1000) ||
+			    *val == '-') {
+				fprintf(stderr, "mprotect_bench: bad %s '%s'\n",
+					opt + 2, val);
 				return 2;
 			}
-			iters = v;
+			if (!strcmp(opt, "--scale"))
+				iter_scale = v;
+			else
+				iters = v;
 		}
 	}
 

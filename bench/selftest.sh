@@ -220,6 +220,7 @@ if command -v "$cc" >/dev/null 2>&1 &&
 	expect 2 "mprotect_bench: size not a folio multiple" "$tmp/mb" \
 		--case rorw-thp-pte --size 1M
 	expect 2 "mprotect_bench: bad iters" "$tmp/mb" --iters 0
+	expect 2 "mprotect_bench: bad scale" "$tmp/mb" --scale 0
 	expect 2 "mprotect_bench: missing value" "$tmp/mb" --case
 	if [ "$run_bench" -eq 1 ]; then
 		(cd "$tmp" && ./mb >h1.log 2>&1 && ./mb >h2.log 2>&1)
