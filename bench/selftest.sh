@@ -241,5 +241,26 @@ else
 	not_ok "mprotect_bench: builds with -Wall -Wextra -Werror"
 fi
 
+# tlb-table.sh: TLB flushes per call, patched against stock.
+TT=$here/tlb-table.sh
+tlblog() {	# tlblog FILE RANGE PAGES MM: two cases with those counts
+	{
+		echo "BENCH case=rorw-4k insns=1 calls=2 tlb_range=0.000 tlb_pages=0.000 tlb_mm=1.000"
+		echo "BENCH case=nonerw-4k-4KiB insns=1 calls=2 tlb_range=$2 tlb_pages=$3 tlb_mm=$4"
+	} >"$1"
+}
+tlblog "$tmp/ts.log" 0.500 0.500 0.000
+tlblog "$tmp/tp.log" 0.500 0.500 0.000
+expect 0 "tlb-table.sh: equal counts pass" "$TT" "$tmp/ts.log" "$tmp/tp.log"
+grep_out '^nonerw-4k-4KiB .* ok$' "tlb-table.sh: a row per case"
+tlblog "$tmp/tp.log" 0.500 1.000 0.000
+expect 1 "tlb-table.sh: more pages than stock fail" "$TT" "$tmp/ts.log" "$tmp/tp.log"
+grep_out '^nonerw-4k-4KiB .* MORE$' "tlb-table.sh: the case is named"
+tlblog "$tmp/tp.log" 0.000 0.000 1.000
+expect 1 "tlb-table.sh: a whole-mm flush for a ranged one fails" "$TT" "$tmp/ts.log" "$tmp/tp.log"
+echo "BENCH case=rorw-4k insns=1 calls=2" >"$tmp/tn.log"
+expect 1 "tlb-table.sh: a log without counts fails" "$TT" "$tmp/tn.log" "$tmp/tp.log"
+expect 2 "tlb-table.sh: usage" "$TT" "$tmp/ts.log"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
