@@ -186,15 +186,15 @@ function show(a, c, r,    f, t, res, ratio, large, rf, cmp) {
 		t = "-"
 	else
 		t = (gatemode && large ? "<" : "<=") sprintf("%.2f", t)
-	if (wallmode)
-		printf "%-18s %-5s %-10s %12s %12s %7s %-13s %3s %-7s %s\n", c, f[4], f[9],
-		       f[7], f[8], ratio == "-" ? "-" : sprintf("%.3f", ratio),
-		       f[13] == "" || f[13] == "-" ? "-" : f[13] "-" f[14],
-		       f[5], t, res
-	else
-		printf "%-18s %-5s %-10s %12s %12s %7s %3s %-7s %s\n", c, f[4], f[9],
-		       f[7], f[8], ratio == "-" ? "-" : sprintf("%.3f", ratio),
-		       f[5], t, res
+	printf "%-18s %-5s %-10s %12s %12s %7s%s %3s %-7s %s\n", c, f[4], f[9],
+	       f[7], f[8], ratio == "-" ? "-" : sprintf("%.3f", ratio),
+	       pairs_col(f[13] == "" || f[13] == "-" ? "-" : f[13] "-" f[14]),
+	       f[5], t, res
+}
+
+# The pairs column, in emulated wall time only.
+function pairs_col(s) {
+	return wallmode ? sprintf(" %-13s", s) : ""
 }
 
 END {
@@ -207,14 +207,9 @@ END {
 	for (ai = 1; ai <= narch; ai++) {
 		a = arch[ai]
 		printf "== %s: %s%s ==\n", a, label, gatemode ? " [gate]" : ""
-		if (wallmode)
-			printf "%-18s %-5s %-10s %12s %12s %7s %-13s %3s %-7s %s\n", "case",
-			       "folio", "metric", "stock", "patched", "ratio",
-			       "pairs", "n", "target", "result"
-		else
-			printf "%-18s %-5s %-10s %12s %12s %7s %3s %-7s %s\n", "case",
-			       "folio", "metric", "stock", "patched", "ratio", "n",
-			       "target", "result"
+		printf "%-18s %-5s %-10s %12s %12s %7s%s %3s %-7s %s\n", "case",
+		       "folio", "metric", "stock", "patched", "ratio",
+		       pairs_col("pairs"), "n", "target", "result"
 		split("", done)
 		for (i = 1; i <= nrow[a]; i++) {
 			c = rows[a, i]

@@ -10,19 +10,19 @@
 arch=$1 initrd=$2 out=$3
 [ $# -eq 3 ] || die "usage: tlbcount.sh ARCH INITRD OUTDIR"
 load_arch "$arch"
-# The two series, as build/series/NAME (see check_variant).
-mk_series() {
+# with_count NAME [DIR]: build/series/NAME (see check_variant) = the series
+# in DIR (none: stock) with the counting patch last.
+with_count() {
 	d=$BUILD/series/$1
 	rm -rf "$d" && mkdir -p "$d" || die "cannot create $d"
-	shift
-	for p in "$@"; do
-		cp "$p" "$d/" && basename "$p" >>"$d/series" || die "cannot copy $p"
-	done
+	if [ -n "$2" ]; then
+		cp "$2"/* "$d/" || die "cannot copy $2"
+	fi
+	cp "$TOP/bench/tlbcount.patch" "$d/" && echo tlbcount.patch >>"$d/series" ||
+		die "cannot add bench/tlbcount.patch to $d"
 }
-# shellcheck disable=SC2046
-mk_series tlb-patched $(grep -v '^[[:space:]]*\(#\|$\)' "$TOP/patches/series" |
-	awk -v d="$TOP/patches" '{ print d "/" $1 }') "$TOP/bench/tlbcount.patch"
-mk_series tlb-stock "$TOP/bench/tlbcount.patch"
+with_count tlb-patched "$TOP/patches"
+with_count tlb-stock
 for v in tlb-stock tlb-patched; do
 	"$TOP/scripts/kernel.sh" "$arch" "$v" bench || exit 1
 	log=$out/$arch-$v-icount.log
