@@ -45,6 +45,7 @@ echo "mprotect_bench $args" >"$LIST"
 echo "mprotect_bench $args --scale $WALL_SCALE" >"$OUT/bench-wall.list"
 : >"$OUT/icount.args"
 : >"$OUT/wall.args"
+configs=
 for arch in $ARCHES; do
 	load_arch "$arch"
 	"$TOP/scripts/guest.sh" "$arch" "$TOP/guest/init.c" "$TOP/bench/mprotect_bench.c" || exit 1
@@ -56,6 +57,8 @@ for arch in $ARCHES; do
 			"$TOP/scripts/kernel.sh" "$arch" "$v" bench || exit 1
 		fi
 	done
+	# The configs the CSVs' config_hash stands for: these kernels only.
+	configs="$configs $(kernel_dir stock bench)/.config $(kernel_dir patched bench)/.config"
 	"$TOP/scripts/initramfs.sh" "$arch" "$LIST" "$OUT/$arch.cpio" || exit 1
 	"$TOP/scripts/initramfs.sh" "$arch" "$OUT/bench-wall.list" "$OUT/$arch-wall.cpio" || exit 1
 	# boot1 VARIANT MODE N [AS]: one boot, its log named for the arg
@@ -117,7 +120,8 @@ done
 
 meta() {
 	export BENCH_KERNEL="$(make -s -C "$BUILD/src/stock" kernelversion)"
-	export BENCH_CONFIG_HASH="$(cat "$BUILD/kernel/"*-bench/.config | sha256sum | cut -c1-12)"
+	# shellcheck disable=SC2086
+	export BENCH_CONFIG_HASH="$(cat $configs | sha256sum | cut -c1-12)"
 	export BENCH_SERIES_HASH="$(cat "$BUILD/src/patched/.series-hash")"
 	export BENCH_QEMU="$(qemu-system-x86_64 --version | head -1)"
 }

@@ -76,7 +76,8 @@ for arch in $ARCHES; do
 	if [ $gate_ok = 1 ]; then
 		csv=$BUILD/runs/$arch-gate.csv
 		BENCH_KERNEL=$(make -s -C "$BUILD/src/stock" kernelversion)
-		BENCH_CONFIG_HASH=$(cat "$BUILD/kernel/$KERNEL_OF-"*-bench/.config | sha256sum | cut -c1-12)
+		BENCH_CONFIG_HASH=$(cat "$(kernel_dir stock bench)/.config" "$(kernel_dir patched bench)/.config" |
+			sha256sum | cut -c1-12)
 		BENCH_SERIES_HASH=$(cat "$BUILD/src/patched/.series-hash")
 		BENCH_QEMU=$($QEMU --version | head -1)
 		export BENCH_KERNEL BENCH_CONFIG_HASH BENCH_SERIES_HASH BENCH_QEMU
