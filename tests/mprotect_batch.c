@@ -1329,7 +1329,10 @@ TEST_F_TIMEOUT(mb, uffd_wp_async_scan, 300)
 }
 
 /* ------------------------------------------------------------------ */
-/* soft-dirty (x86, s390, powerpc book3s64): bits must match what was written after the clear */
+/*
+ * soft-dirty (x86, s390, powerpc book3s64): bits must match what was written
+ * after the clear
+ */
 
 static bool hash_sel(size_t i, unsigned int salt)
 {
