@@ -34,6 +34,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#ifndef MADV_NOHUGEPAGE
+#define MADV_NOHUGEPAGE 15
+#endif
 #ifndef MADV_HUGEPAGE
 #define MADV_HUGEPAGE 14
 #endif
@@ -55,6 +58,12 @@ enum map_shape {
 	SHAPE_PTE,	/* folios mapped by PTEs (small folios, mTHP) */
 	SHAPE_PMD,	/* PMD-mapped THP */
 	SHAPE_PMD_SPLIT,	/* PMD THP, PMD split: PTE-mapped THP */
+	/*
+	 * PTE-mapped THP as above, and the VMA made MADV_NOHUGEPAGE before
+	 * the timed loop: large folios in a VMA whose THP settings now forbid
+	 * new ones.
+	 */
+	SHAPE_PMD_SPLIT_NOHUGE,
 };
 
 struct bcase {
@@ -114,6 +123,9 @@ static const struct bcase cases[] = {
 	  DEF_SIZE, DEF_ITERS, 0, "4K pages, RO, RW, write each page", 0 },
 	{ "rorw-write-64k", K_ANON, 64, SHAPE_PTE, RO, RW, 1,
 	  DEF_SIZE, DEF_ITERS, 0, "64K mTHP, RO, RW, write each page", 0 },
+	{ "rorw-thp-nohuge", K_ANON, 2048, SHAPE_PMD_SPLIT_NOHUGE, RO, RW, 0,
+	  DEF_SIZE, DEF_ITERS, 0,
+	  "PTE-mapped THP, VMA made MADV_NOHUGEPAGE after, RO<->RW", 0 },
 	{ "rorw-write-thp", K_ANON, 2048, SHAPE_PMD_SPLIT, RO, RW, 1,
 	  DEF_SIZE, DEF_ITERS, 0,
 	  "PTE-mapped THP, RO, RW, write each page", 0 },
@@ -954,7 +966,7 @@ static int run_case(const struct bcase *c, size_t size_opt,
 			goto skipped;
 		}
 	}
-	if (c->shape == SHAPE_PMD_SPLIT) {
+	if (c->shape == SHAPE_PMD_SPLIT || c->shape == SHAPE_PMD_SPLIT_NOHUGE) {
 		/* Populated as PMD THP: check, then PTE-map it. */
 		long long ah = smaps_anon_huge(r.p);
 
@@ -977,6 +989,9 @@ static int run_case(const struct bcase *c, size_t size_opt,
 
 	if (c->thp_on_kb && set_thp(c->thp_on_kb, 0, &reason))
 		goto skipped;
+	if (c->shape == SHAPE_PMD_SPLIT_NOHUGE &&
+	    madvise(r.p, size, MADV_NOHUGEPAGE))
+		die("madvise(MADV_NOHUGEPAGE)");
 
 	/* One untimed warm-up cycle, then the timed loop. */
 	cycle(c, r.p, size);

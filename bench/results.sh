@@ -48,7 +48,7 @@ for spec in "$@"; do
 	variant=${rest%%:*}
 	log=${rest#*:}
 	if [ "$arch" = "$spec" ] || [ "$variant" = "$rest" ] ||
-	   [ -z "$log" ] || ! printf '%s' "$arch" | grep -Eq '^[A-Za-z0-9_]+$'
+	   [ -z "$log" ] || ! printf '%s' "$arch" | grep -Eq '^[A-Za-z0-9_-]+$'
 	then
 		echo "$0: bad argument '$spec' (want ARCH:VARIANT:LOG)" >&2
 		exit 2

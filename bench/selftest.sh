@@ -137,6 +137,17 @@ else
 	not_ok "table.sh: x86_64 0.30 meets 0.50"
 fi
 
+# Configs of the matrix (ARCH-FLAVOR) take their arch's targets; the worst
+# config of each case is listed.
+"$R" -o "$tmp/cfg.csv" arm64:stock:"$tmp/stock.log" \
+	arm64:patched:"$tmp/good.log" arm64-os:stock:"$tmp/stock.log" \
+	arm64-os:patched:"$tmp/meh.log"
+expect 1 "table.sh: arm64-os takes arm64's targets" "$T" "$tmp/cfg.csv"
+grep_out '^== arm64-os' "table.sh: a table per config"
+grep_out '^== arm64: worst config per case ==$' "table.sh: worst-config table"
+grep_out '^rorw-64k +arm64-os +0.300 <=0.20$' "table.sh: worst config row"
+expect 2 "results.sh: bad arch name" "$R" 'arm64/os:stock:'"$tmp/stock.log"
+
 grep -v '^BENCH case=rorw-64k ' "$tmp/good.log" >"$tmp/miss.log"
 printf 'BENCH case=rorw-128k skipped reason=too-few-large-folios-allocated\n' \
 	>>"$tmp/miss.log"

@@ -99,9 +99,18 @@ function load_targets(    line, f, n) {
 	close(targets)
 }
 
+# The arch a config of the matrix belongs to: "arm64-va52" -> "arm64".
+function family(a) {
+	sub(/-.*/, "", a)
+	return a
+}
+
+# A config takes its arch'"'"'s targets unless the file names it.
 function target(a, c) {
 	if ((a, c) in tgt)
 		return tgt[a, c]
+	if ((family(a), c) in tgt)
+		return tgt[family(a), c]
 	if (("*", c) in tgt)
 		return tgt["*", c]
 	return ""
@@ -192,6 +201,55 @@ function show(a, c, r,    f, t, res, ratio, large, rf, cmp) {
 	       f[5], t, res
 }
 
+# One line per case and arch with more than one config: the config with the
+# highest ratio. The per-config tables above decide the result.
+function worst_configs(    ai, a, f, i, c, r, fl, nf, seen, ord, nord, k) {
+	if (gatemode)
+		return
+	for (ai = 1; ai <= narch; ai++) {
+		f = family(arch[ai])
+		if (!(f in nf)) {
+			fl[++nfl] = f
+			nf[f] = 0
+		}
+		nf[f]++
+	}
+	for (k = 1; k <= nfl; k++) {
+		f = fl[k]
+		if (nf[f] < 2)
+			continue
+		printf "== %s: worst config per case ==\n", f
+		printf "%-18s %-12s %7s %s\n", "case", "config", "ratio", "target"
+		split("", seen)
+		nord = 0
+		for (ai = 1; ai <= narch; ai++) {
+			a = arch[ai]
+			if (family(a) != f)
+				continue
+			for (i = 1; i <= nrow[a]; i++) {
+				c = rows[a, i]
+				split(row[a, c], r, " ")
+				if (r[6] == "-" || r[6] == "")
+					continue
+				if (!(c in seen)) {
+					seen[c] = 1
+					ord[++nord] = c
+				}
+				if (!((f, c) in wr) || r[6] + 0 > wr[f, c] + 0) {
+					wr[f, c] = r[6]
+					wa[f, c] = a
+				}
+			}
+		}
+		for (i = 1; i <= nord; i++) {
+			c = ord[i]
+			printf "%-18s %-12s %7.3f %s\n", c, wa[f, c], wr[f, c],
+			       target(wa[f, c], c) == "" ? "-" : "<=" sprintf("%.2f", target(wa[f, c], c))
+		}
+		print ""
+	}
+}
+
 # The pairs column, in emulated wall time only.
 function pairs_col(s) {
 	return wallmode ? sprintf(" %-13s", s) : ""
@@ -233,6 +291,7 @@ END {
 		}
 		print ""
 	}
+	worst_configs()
 	if (narch == 0) {
 		print "table.sh: no results" > "/dev/stderr"
 		fail = 1

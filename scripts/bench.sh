@@ -13,7 +13,11 @@
 # (wall pairs of stock against stock: the emulation's own spread).
 . "$(dirname "$0")/lib.sh"
 
-ARCHES=${ARCHES:-x86_64 arm64}
+# The benchmark's config matrix: the distribution-like configs (x86_64,
+# arm64), and the same arches built for size (-os) and, on arm64, with
+# 6.12's default 52-bit VA (-va52). Records with BENCH_MODES=icount get no
+# wall-time pairs and no TLB counts.
+ARCHES=${ARCHES:-x86_64 arm64 x86_64-os arm64-os arm64-va52}
 REPEAT=${REPEAT:-2}
 # Five pairs and ten times the iterations: with 3 pairs of the icount
 # windows, wall-time ratios of stock against itself spread up to 1.7.
@@ -91,8 +95,9 @@ for arch in $ARCHES; do
 			i=$((i + 1))
 		done
 	}
+	modes=${BENCH_MODES:-icount wall tlb} TLBCOUNT_ARCH=
 	pairs icount "$REPEAT"
-	pairs wall "$WALL_PAIRS"
+	case " $modes " in *" wall "*) pairs wall "$WALL_PAIRS" ;; esac
 	# Determinism: every icount run of a variant should report the same
 	# insns; print the largest difference between runs if not.
 	for v in stock patched; do
@@ -111,7 +116,8 @@ for arch in $ARCHES; do
 	done
 	# TLB flushes per call, the second deterministic metric (kernels with
 	# a measurement-only counting patch; TLBCOUNT=no skips them).
-	if [ "${TLBCOUNT:-yes}" != no ]; then
+	case " $modes " in *" tlb "*) ;; *) TLBCOUNT_ARCH=no ;; esac
+	if [ "${TLBCOUNT:-yes}" != no ] && [ "${TLBCOUNT_ARCH:-yes}" != no ]; then
 		"$TOP/scripts/tlbcount.sh" "$arch" "$OUT/$arch.cpio" "$OUT" >"$OUT/table-tlb-$arch.txt" 2>&1 ||
 			echo "$arch" >>"$OUT/tlb-failed"
 		cat "$OUT/table-tlb-$arch.txt"

@@ -10,7 +10,9 @@ export T0
 # kernel build about 1.5x as long as one without ccache (mm/ and fs/xfs/ of
 # the x86_64 test kernel: 78 s cold default, 53 s without ccache, 54 s cold
 # in depend mode; hits are direct hits either way). Kbuild passes -MMD.
-export CCACHE_DEPEND=${CCACHE_DEPEND:-1}
+# Results cached in one mode are not hits in the other: CCACHE_NODEPEND=1
+# keeps the default mode, e.g. to reuse a cache filled in it.
+[ -n "$CCACHE_NODEPEND" ] || export CCACHE_DEPEND=1
 
 die() {
 	echo "error: $*" >&2
@@ -39,7 +41,7 @@ load_arch() {
 		die "unknown ARCH '$1' (known: $(cd "$TOP/arch" && ls ./*.conf | sed 's,\./,,;s,\.conf,,' | tr '\n' ' '))"
 	# A record may boot another record's kernels (KERNEL_OF) with more
 	# kernel parameters (ARCH_APPEND), e.g. powerpc's hash MMU.
-	KERNEL_OF= ARCH_APPEND=
+	KERNEL_OF= ARCH_APPEND= BENCH_MODES=
 	# shellcheck disable=SC1090
 	. "$TOP/arch/$1.conf"
 	ARCH_NAME=$1
