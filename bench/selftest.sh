@@ -60,7 +60,8 @@ grep_out() {
 log() {
 	awk -v sl="$2" -v ss="$3" -v fl="${4:-0}" 'BEGIN {
 		printf "[    0.000000] Linux version 6.12.0\r\n@@@ BEGIN mprotect_bench\r\n"
-		n = split("rorw-thp-pte:2M rorw-64k:64K rorw-4k:4K rorw-16k:16K " \
+		n = split("rorw-thp-pte:2M rorw-thp-nohuge:2M rorw-64k:64K " \
+			  "rorw-4k:4K rorw-16k:16K " \
 			  "rorw-32k:32K rorw-128k:128K rorw-256k:256K " \
 			  "rorw-512k:512K rorw-1m:1M rorw-2m-pmd:2M " \
 			  "rorw-write-4k:4K rorw-write-thp:2M " \
