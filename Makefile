@@ -49,6 +49,7 @@ check: deps
 # Debian's amd64 config.
 check-all: deps
 	@ARCHES="$${ARCHES:-x86_64 arm64 s390x arm64-64k ppc64le ppc64le-hash riscv64}" PREFIX_ARCHES="x86_64 arm64" \
+		MATRIX_ARCHES="x86_64 arm64 i386 arm riscv64 s390x powerpc64le" \
 		MATRIX_CHECKS="checkpatch arches warnings prefixes debian" $(S)/check.sh
 
 bench: deps

@@ -117,8 +117,10 @@ done
 # (PREFIX_ARCHES), to keep a cold make check within CI's time.
 if [ -x "$TOP/scripts/build-matrix.sh" ] && [ -z "$SKIP_MATRIX" ]; then
 	# make check leaves the build with Debian's amd64 config (a cold one
-	# is the matrix's longest) to make check-all.
+	# is the matrix's longest) to make check-all, and the matrix builds of
+	# arm64 and s390x, whose kernels it builds and boots with the series.
 	PREFIX_ARCHES=${PREFIX_ARCHES-x86_64} \
+		MATRIX_ARCHES=${MATRIX_ARCHES:-x86_64 i386 arm riscv64 powerpc64le} \
 		MATRIX_CHECKS=${MATRIX_CHECKS:-checkpatch arches warnings prefixes} \
 		"$TOP/scripts/build-matrix.sh" || true
 fi
