@@ -14,7 +14,7 @@ export ARCHES
 help:
 	@echo 'make check              tests on stock and patched kernels, x86_64 arm64 s390x (the CI job)'
 	@echo 'make check-all          make check on arm64 64K, ppc64le (radix, hash) and riscv64 too, bisectability walk on arm64 too'
-	@echo 'make bench              stock vs patched benchmark tables and plot (the main job)'
+	@echo 'make bench              stock vs patched benchmark tables and plot, per config (the main job)'
 	@echo 'make kernel ARCH=x86_64|arm64|s390x|arm64-64k|ppc64le|riscv64 VARIANT=stock|patched KIND=bench|test'
 	@echo 'make boot ARCH=.. VARIANT=.. KIND=.. RUN="prog args"   boot and run one guest program'
 	@echo 'make boot ARCH=x86_64 RUN=                              interactive shell (busybox-static)'
@@ -23,7 +23,7 @@ help:
 	@echo 'make mutants            show every mutant in tests/mutants/ is caught'
 	@echo 'make deps               install the Debian packages (root)'
 	@echo 'make clean              remove build/'
-	@echo 'Variables: ARCHES="x86_64 arm64 s390x" (check; bench: x86_64 arm64), BOOT_TIMEOUT=seconds'
+	@echo 'Variables: ARCHES="x86_64 arm64 s390x" (check; bench: x86_64 arm64 x86_64-os arm64-os arm64-va52), BOOT_TIMEOUT=seconds'
 
 deps:
 	@$(S)/deps.sh
