@@ -141,7 +141,9 @@ for mode in icount wall; do
 	BENCH_MODE=$mode "$TOP/bench/results.sh" -o "$csv" $(cat "$OUT/$mode.args") || rc=1
 	cp "$csv" "$OUT/$mode-latest.csv"
 	if [ "$mode" = icount ]; then
-		"$TOP/bench/table.sh" "$csv" | tee "$OUT/table-$mode.txt" || rc=1
+		# Not through a pipe: its status would be tee's.
+		"$TOP/bench/table.sh" "$csv" >"$OUT/table-$mode.txt" || rc=1
+		cat "$OUT/table-$mode.txt"
 	else
 		: >"$OUT/table-$mode.txt"
 		[ -z "$WALL_AA" ] || echo "WALL_AA: the patched column is stock booted again (A/A)" | tee -a "$OUT/table-$mode.txt"
