@@ -203,7 +203,7 @@ function show(a, c, r,    f, t, res, ratio, large, rf, cmp) {
 
 # One line per case and arch with more than one config: the config with the
 # highest ratio. The per-config tables above decide the result.
-function worst_configs(    ai, a, f, i, c, r, fl, nf, seen, ord, nord, k) {
+function worst_configs(    ai, a, f, i, c, r, fl, nfl, nf, seen, ord, nord, k, t) {
 	if (gatemode)
 		return
 	for (ai = 1; ai <= narch; ai++) {
@@ -243,8 +243,9 @@ function worst_configs(    ai, a, f, i, c, r, fl, nf, seen, ord, nord, k) {
 		}
 		for (i = 1; i <= nord; i++) {
 			c = ord[i]
+			t = target(wa[f, c], c)
 			printf "%-18s %-12s %7.3f %s\n", c, wa[f, c], wr[f, c],
-			       target(wa[f, c], c) == "" ? "-" : "<=" sprintf("%.2f", target(wa[f, c], c))
+			       t == "" ? "-" : "<=" sprintf("%.2f", t)
 		}
 		print ""
 	}

@@ -95,9 +95,13 @@ for arch in $ARCHES; do
 			i=$((i + 1))
 		done
 	}
-	modes=${BENCH_MODES:-icount wall tlb} TLBCOUNT_ARCH=
+	# has_mode MODE: the record measures MODE (BENCH_MODES; default all).
+	has_mode() {
+		case " ${BENCH_MODES:-icount wall tlb} " in *" $1 "*) return 0 ;; esac
+		return 1
+	}
 	pairs icount "$REPEAT"
-	case " $modes " in *" wall "*) pairs wall "$WALL_PAIRS" ;; esac
+	has_mode wall && pairs wall "$WALL_PAIRS"
 	# Determinism: every icount run of a variant should report the same
 	# insns; print the largest difference between runs if not.
 	for v in stock patched; do
@@ -116,8 +120,7 @@ for arch in $ARCHES; do
 	done
 	# TLB flushes per call, the second deterministic metric (kernels with
 	# a measurement-only counting patch; TLBCOUNT=no skips them).
-	case " $modes " in *" tlb "*) ;; *) TLBCOUNT_ARCH=no ;; esac
-	if [ "${TLBCOUNT:-yes}" != no ] && [ "${TLBCOUNT_ARCH:-yes}" != no ]; then
+	if [ "${TLBCOUNT:-yes}" != no ] && has_mode tlb; then
 		"$TOP/scripts/tlbcount.sh" "$arch" "$OUT/$arch.cpio" "$OUT" >"$OUT/table-tlb-$arch.txt" 2>&1 ||
 			echo "$arch" >>"$OUT/tlb-failed"
 		cat "$OUT/table-tlb-$arch.txt"
