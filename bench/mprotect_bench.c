@@ -102,6 +102,14 @@ struct bcase {
 #define NONERW_4K(n, sz, it) \
 	{ n, K_ANON, 4, SHAPE_PTE, NONE, RW, 0, sz, it, 1, \
 	  "anon 4K pages, NONE<->RW, fixed small region", 0 }
+/*
+ * Small calls, the mprotect() of guard pages, JIT code toggles and GC
+ * barriers: a region of 1, 2 or 4 pages, with or without a write to each
+ * page after it is made read-write again.
+ */
+#define SMALL_4K(n, a, w, sz, d) \
+	{ n, K_ANON, 4, SHAPE_PTE, a, RW, w, sz, 2000, 1, \
+	  "anon 4K pages, small call, " d, 0 }
 
 static const struct bcase cases[] = {
 	/* Seed: Dev Jain's cover letter T1..T3 */
@@ -134,6 +142,17 @@ static const struct bcase cases[] = {
 	NONERW_4K("nonerw-4k-40KiB", KiB(40), 1000),
 	NONERW_4K("nonerw-4k-400KiB", KiB(400), 200),
 	NONERW_4K("nonerw-4k-4000KiB", KiB(4000), 40),
+	SMALL_4K("nonerw-4k-8KiB", NONE, 0, KiB(8), "NONE<->RW"),
+	SMALL_4K("nonerw-4k-16KiB", NONE, 0, KiB(16), "NONE<->RW"),
+	SMALL_4K("nonerw-4k-w-4KiB", NONE, 1, KiB(4), "NONE<->RW, write"),
+	SMALL_4K("nonerw-4k-w-8KiB", NONE, 1, KiB(8), "NONE<->RW, write"),
+	SMALL_4K("nonerw-4k-w-16KiB", NONE, 1, KiB(16), "NONE<->RW, write"),
+	SMALL_4K("rorw-4k-4KiB", RO, 0, KiB(4), "RO<->RW"),
+	SMALL_4K("rorw-4k-8KiB", RO, 0, KiB(8), "RO<->RW"),
+	SMALL_4K("rorw-4k-16KiB", RO, 0, KiB(16), "RO<->RW"),
+	SMALL_4K("rorw-4k-w-4KiB", RO, 1, KiB(4), "RO<->RW, write"),
+	SMALL_4K("rorw-4k-w-8KiB", RO, 1, KiB(8), "RO<->RW, write"),
+	SMALL_4K("rorw-4k-w-16KiB", RO, 1, KiB(16), "RO<->RW, write"),
 	{ "nonerw-4k-mthp-on", K_ANON, 4, SHAPE_PTE, NONE, RW, 0, KiB(4000), 40,
 	  1, "anon 4K pages, NONE<->RW, 64K mTHP enabled after population",
 	  64 },

@@ -9,7 +9,8 @@
 # Run i of stock is paired with run i of patched; <ratio> is the median of
 # the paired insns ratios (patched/stock), "-" when there is no pair.
 # <stock>/<patched> are the medians of the metric: insns per call for the
-# fixed small-region shapes (nonerw-4k-*), insns per PTE otherwise.
+# fixed small-region shapes (nonerw-4k-*, rorw-4k-*), insns per PTE
+# otherwise.
 # <note>: ok, no-stock, no-patched, skipped-<variant>:<reason>,
 # work-differs (stock and patched ran different amounts of work).
 # Used by table.sh and plot.sh.
@@ -80,7 +81,7 @@ END {
 			c = cases[a, ci]
 			ks = a SUBSEP "stock" SUBSEP c
 			kp = a SUBSEP "patched" SUBSEP c
-			per_call = c ~ /^nonerw-4k-/
+			per_call = c ~ /^(nonerw|rorw)-4k-/
 			metric = per_call ? "insns/call" : "insns/pte"
 			n = 0; differs = 0
 			nr = maxrun[ks] > maxrun[kp] ? maxrun[ks] : maxrun[kp]

@@ -67,6 +67,11 @@ log() {
 			  "rorw-write-4k:4K rorw-write-thp:2M " \
 			  "nonerw-4k-4KiB:4K nonerw-4k-40KiB:4K " \
 			  "nonerw-4k-400KiB:4K nonerw-4k-4000KiB:4K " \
+			  "nonerw-4k-8KiB:4K nonerw-4k-16KiB:4K " \
+			  "nonerw-4k-w-4KiB:4K nonerw-4k-w-8KiB:4K " \
+			  "nonerw-4k-w-16KiB:4K rorw-4k-4KiB:4K " \
+			  "rorw-4k-8KiB:4K rorw-4k-16KiB:4K rorw-4k-w-4KiB:4K " \
+			  "rorw-4k-w-8KiB:4K rorw-4k-w-16KiB:4K " \
 			  "memfd-rorw-4k:4K nonerw-16k:16K nonerw-32k:32K " \
 			  "shmem-rorw-64k:64K", c, " ")
 		for (i = 1; i <= n; i++) {
