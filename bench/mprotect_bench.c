@@ -99,17 +99,19 @@ struct bcase {
 #define ANON_NONERW(n, kb) \
 	{ n, K_ANON, kb, SHAPE_PTE, NONE, RW, 0, DEF_SIZE, DEF_ITERS, 0, \
 	  "anon " #kb "K folios, NONE<->RW", 0 }
+/* 4K pages in a fixed small region (--size does not apply): cost per call */
+#define FIXED_4K(n, a, w, sz, it, d) \
+	{ n, K_ANON, 4, SHAPE_PTE, a, RW, w, sz, it, 1, d, 0 }
 #define NONERW_4K(n, sz, it) \
-	{ n, K_ANON, 4, SHAPE_PTE, NONE, RW, 0, sz, it, 1, \
-	  "anon 4K pages, NONE<->RW, fixed small region", 0 }
+	FIXED_4K(n, NONE, 0, sz, it, \
+		 "anon 4K pages, NONE<->RW, fixed small region")
 /*
  * Small calls, the mprotect() of guard pages, JIT code toggles and GC
  * barriers: a region of 1, 2 or 4 pages, with or without a write to each
  * page after it is made read-write again.
  */
 #define SMALL_4K(n, a, w, sz, d) \
-	{ n, K_ANON, 4, SHAPE_PTE, a, RW, w, sz, 2000, 1, \
-	  "anon 4K pages, small call, " d, 0 }
+	FIXED_4K(n, a, w, sz, 2000, "anon 4K pages, small call, " d)
 
 static const struct bcase cases[] = {
 	/* Seed: Dev Jain's cover letter T1..T3 */
