@@ -4,7 +4,8 @@
 #
 #   M <mode>
 #   R <arch> <case> <folio> <pairs> <ratio> <stock> <patched> <metric>
-#     <stock_faults> <patched_faults> <note>
+#     <stock_faults> <patched_faults> <note> <lo> <hi>
+#     <mainline> <mainline/stock> <patched/mainline>
 #
 # Run i of stock is paired with run i of patched; <ratio> is the median of
 # the paired insns ratios (patched/stock), "-" when there is no pair.
@@ -13,6 +14,10 @@
 # otherwise.
 # <note>: ok, no-stock, no-patched, skipped-<variant>:<reason>,
 # work-differs (stock and patched ran different amounts of work).
+# <lo> <hi>: the lowest and highest paired ratio.
+# The mainline fields ("-" without a mainline run) compare the third kernel
+# (variant "mainline", 7.2) with both: run i with run i, as above; "-" where
+# the runs did different amounts of work.
 # Used by table.sh and plot.sh.
 
 function median(arr, n,    i, j, t) {
@@ -25,6 +30,31 @@ function median(arr, n,    i, j, t) {
 	if (n % 2)
 		return arr[(n + 1) / 2]
 	return (arr[n / 2] + arr[n / 2 + 1]) / 2
+}
+
+# paired(K1, K2): the median of the paired insns ratios K2/K1 over the
+# runs both have, "-" when none (or when a pair ran different work).
+function paired(k1, k2,    r, nr, n, pr) {
+	n = 0
+	nr = maxrun[k1] > maxrun[k2] ? maxrun[k1] : maxrun[k2]
+	for (r = 1; r <= nr; r++) {
+		if (!((k1, r) in ok) || !((k2, r) in ok))
+			continue
+		if (ptes[k1, r] != ptes[k2, r] || calls[k1, r] != calls[k2, r] ||
+		    insns[k1, r] + 0 == 0)
+			return "-"
+		pr[++n] = insns[k2, r] / insns[k1, r]
+	}
+	return n ? sprintf("%.6f", median(pr, n)) : "-"
+}
+
+# metric(K, PER_CALL): the median of insns per call (or per PTE) of K.
+function metric_of(k, per_call,    r, n, m) {
+	n = 0
+	for (r = 1; r <= maxrun[k]; r++)
+		if ((k, r) in ok)
+			m[++n] = insns[k, r] / (per_call ? calls[k, r] : ptes[k, r])
+	return n ? sprintf("%.2f", median(m, n)) : "-"
 }
 
 BEGIN {
@@ -130,7 +160,8 @@ END {
 				note = "ok"
 			# median() sorted rat[]: the pairs' lowest and highest
 			# ratio (the spread of emulated wall time).
-			printf "R %s %s %s %d %s %s %s %s %s %s %s %s %s\n", a, c,
+			km = a SUBSEP "mainline" SUBSEP c
+			printf "R %s %s %s %d %s %s %s %s %s %s %s %s %s %s %s %s\n", a, c,
 			       folio[a, c], n, ratio,
 			       ns ? sprintf("%.2f", median(mets, ns)) : "-",
 			       np ? sprintf("%.2f", median(metp, np)) : "-",
@@ -138,7 +169,8 @@ END {
 			       ns ? sprintf("%d", median(fs, ns)) : "-",
 			       np ? sprintf("%d", median(fp, np)) : "-", note,
 			       n ? sprintf("%.3f", rat[1]) : "-",
-			       n ? sprintf("%.3f", rat[n]) : "-"
+			       n ? sprintf("%.3f", rat[n]) : "-",
+			       metric_of(km, per_call), paired(ks, km), paired(km, kp)
 		}
 	}
 }

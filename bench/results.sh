@@ -6,13 +6,14 @@
 #   bench/results.sh [-o FILE] ARCH:VARIANT:LOG [ARCH:VARIANT:LOG ...]
 #
 # Each LOG is one boot's console (or any file with "BENCH case=..." lines).
-# VARIANT is "stock" or "patched".  Giving the same ARCH:VARIANT several
+# VARIANT is "stock", "patched" or "mainline" (the third kernel, 7.2).  Giving the same ARCH:VARIANT several
 # times (wall-clock mode: boots A B A B ...) numbers the runs 1, 2, ... in
 # argument order; table.sh pairs run i of stock with run i of patched.
 #
 # Metadata comes from the environment and is written as "# key=value" lines:
 #   BENCH_MODE (icount|wall, default icount), BENCH_KERNEL, BENCH_CONFIG_HASH,
-#   BENCH_SERIES_HASH, BENCH_QEMU, BENCH_DATE (default: now, UTC).
+#   BENCH_SERIES_HASH, BENCH_QEMU, BENCH_MAINLINE (the third kernel's
+#   version, if any), BENCH_DATE (default: now, UTC).
 #
 # CSV columns: arch,variant,run,case,insns,calls,ptes,per_pte,faults,folio,status
 # status is "ok" or "skipped:<reason>" (a case the guest could not run).
@@ -54,8 +55,8 @@ for spec in "$@"; do
 		exit 2
 	fi
 	case $variant in
-	stock|patched) ;;
-	*) echo "$0: variant must be stock or patched: '$spec'" >&2; exit 2 ;;
+	stock|patched|mainline) ;;
+	*) echo "$0: variant must be stock, patched or mainline: '$spec'" >&2; exit 2 ;;
 	esac
 	if [ ! -r "$log" ]; then
 		echo "$0: cannot read $log" >&2
@@ -69,6 +70,7 @@ emit() {
 	echo "# config_hash=${BENCH_CONFIG_HASH:-unknown}"
 	echo "# series_hash=${BENCH_SERIES_HASH:-unknown}"
 	echo "# qemu=${BENCH_QEMU:-unknown}"
+	[ -z "${BENCH_MAINLINE:-}" ] || echo "# mainline=$BENCH_MAINLINE"
 	echo "# date=${BENCH_DATE:-$(date -u +%Y-%m-%dT%H:%M:%SZ)}"
 	echo "arch,variant,run,case,insns,calls,ptes,per_pte,faults,folio,status"
 	for spec in "$@"; do

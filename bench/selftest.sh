@@ -154,6 +154,26 @@ grep_out '^== arm64: worst config per case ==$' "table.sh: worst-config table"
 grep_out '^rorw-64k +arm64-os +0.300 <=0.20$' "table.sh: worst config row"
 expect 2 "results.sh: bad arch name" "$R" 'arm64/os:stock:'"$tmp/stock.log"
 
+# A third kernel (mainline): its columns beside the ratio, paired run by
+# run; the targets stay on patched/stock.
+log "$tmp/ml.log" 0.2 1.25
+"$R" -o "$tmp/ml.csv" arm64:stock:"$tmp/stock.log" \
+	arm64:patched:"$tmp/good.log" arm64:mainline:"$tmp/ml.log" \
+	arm64-os:stock:"$tmp/stock.log" arm64-os:patched:"$tmp/meh.log" \
+	arm64-os:mainline:"$tmp/ml.log"
+cp "$tmp/ml.csv" "$tmp/out"
+grep_out '^arm64,mainline,1,rorw-64k,1310720,80,655360,2.00,0,64K,ok$' \
+	"results.sh: mainline variant"
+expect 1 "table.sh: mainline does not change the result" "$T" "$tmp/ml.csv"
+grep_out 'ratio +mainline +ml/stock +pat/ml +n target' \
+	"table.sh: mainline columns"
+grep_out '^rorw-64k +64K +insns/pte +10.00 +1.00 +0.100 +2.00 +0.200 +0.500 +1 <=0.20 +met$' \
+	"table.sh: mainline row"
+grep_out '^rorw-4k +4K +insns/pte +50.00 +50.00 +1.000 +62.50 +1.250 +0.800 +1 <=1.01 +met$' \
+	"table.sh: mainline row, small folio"
+grep_out '^rorw-64k +arm64-os +0.300 <=0.20 +1.500 arm64-os' \
+	"table.sh: worst config row with pat/ml"
+
 grep -v '^BENCH case=rorw-64k ' "$tmp/good.log" >"$tmp/miss.log"
 printf 'BENCH case=rorw-128k skipped reason=too-few-large-folios-allocated\n' \
 	>>"$tmp/miss.log"

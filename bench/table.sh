@@ -9,6 +9,9 @@
 #
 # Columns: case | folio | metric | stock | patched | ratio | target | result
 #   ratio  = patched/stock guest instructions (median of paired runs)
+#   with a third kernel (variant "mainline", 7.2) in the CSVs, after ratio:
+#   mainline | ml/stock | pat/ml (its metric, and paired ratios against it;
+#   the targets stay on patched/stock)
 #   pairs  = (emulated wall time only) the lowest and highest paired ratio
 #   result = met / missed / missing / info (no target for this case)
 # A case with a target that has no result is "missing", never passed.
@@ -142,6 +145,8 @@ $1 == "M" {
 }
 
 $1 == "R" {
+	if ($16 != "" && $16 != "-")
+		hasml = 1
 	a = $2; c = $3
 	add_arch(a)
 	if (!((a, c) in row)) {
@@ -195,15 +200,15 @@ function show(a, c, r,    f, t, res, ratio, large, rf, cmp) {
 		t = "-"
 	else
 		t = (gatemode && large ? "<" : "<=") sprintf("%.2f", t)
-	printf "%-18s %-5s %-10s %12s %12s %7s%s %3s %-7s %s\n", c, f[4], f[9],
+	printf "%-18s %-5s %-10s %12s %12s %7s%s%s %3s %-7s %s\n", c, f[4], f[9],
 	       f[7], f[8], ratio == "-" ? "-" : sprintf("%.3f", ratio),
 	       pairs_col(f[13] == "" || f[13] == "-" ? "-" : f[13] "-" f[14]),
-	       f[5], t, res
+	       ml_cols(f[15], f[16], f[17]), f[5], t, res
 }
 
 # One line per case and arch with more than one config: the config with the
 # highest ratio. The per-config tables above decide the result.
-function worst_configs(    ai, a, f, i, c, r, fl, nfl, nf, seen, ord, nord, k, t) {
+function worst_configs(    ai, a, f, i, c, r, fl, nfl, nf, seen, ord, nord, k, t, mc) {
 	if (gatemode)
 		return
 	for (ai = 1; ai <= narch; ai++) {
@@ -219,7 +224,9 @@ function worst_configs(    ai, a, f, i, c, r, fl, nfl, nf, seen, ord, nord, k, t
 		if (nf[f] < 2)
 			continue
 		printf "== %s: worst config per case ==\n", f
-		printf "%-18s %-12s %7s %s\n", "case", "config", "ratio", "target"
+		printf "%-18s %-12s %7s %s%s\n", "case", "config", "ratio",
+		       hasml ? sprintf("%-7s", "target") : "target",
+		       hasml ? sprintf(" %7s %s", "pat/ml", "(its worst config)") : ""
 		split("", seen)
 		nord = 0
 		for (ai = 1; ai <= narch; ai++) {
@@ -239,16 +246,36 @@ function worst_configs(    ai, a, f, i, c, r, fl, nfl, nf, seen, ord, nord, k, t
 					wr[f, c] = r[6]
 					wa[f, c] = a
 				}
+				if (r[17] != "" && r[17] != "-" &&
+				    (!((f, c) in wm) || r[17] + 0 > wm[f, c] + 0)) {
+					wm[f, c] = r[17]
+					wma[f, c] = a
+				}
 			}
 		}
 		for (i = 1; i <= nord; i++) {
 			c = ord[i]
 			t = target(wa[f, c], c)
-			printf "%-18s %-12s %7.3f %s\n", c, wa[f, c], wr[f, c],
-			       t == "" ? "-" : "<=" sprintf("%.2f", t)
+			mc = ""
+			if (hasml && ((f, c) in wm))
+				mc = sprintf(" %7.3f %-12s", wm[f, c], wma[f, c])
+			else if (hasml)
+				mc = sprintf(" %7s %-12s", "-", "-")
+			t = t == "" ? "-" : "<=" sprintf("%.2f", t)
+			printf "%-18s %-12s %7.3f %s%s\n", c, wa[f, c], wr[f, c],
+			       hasml ? sprintf("%-7s", t) : t, mc
 		}
 		print ""
 	}
+}
+
+# The mainline columns, when a third kernel was measured.
+function ml_cols(m, rs, rp) {
+	if (!hasml)
+		return ""
+	return sprintf(" %12s %8s %7s", m == "" ? "-" : m,
+		       rs == "" || rs == "-" ? "-" : sprintf("%.3f", rs),
+		       rp == "" || rp == "-" ? "-" : sprintf("%.3f", rp))
 }
 
 # The pairs column, in emulated wall time only.
@@ -266,9 +293,11 @@ END {
 	for (ai = 1; ai <= narch; ai++) {
 		a = arch[ai]
 		printf "== %s: %s%s ==\n", a, label, gatemode ? " [gate]" : ""
-		printf "%-18s %-5s %-10s %12s %12s %7s%s %3s %-7s %s\n", "case",
+		printf "%-18s %-5s %-10s %12s %12s %7s%s%s %3s %-7s %s\n", "case",
 		       "folio", "metric", "stock", "patched", "ratio",
-		       pairs_col("pairs"), "n", "target", "result"
+		       pairs_col("pairs"),
+		       hasml ? sprintf(" %12s %8s %7s", "mainline", "ml/stock", "pat/ml") : "",
+		       "n", "target", "result"
 		split("", done)
 		for (i = 1; i <= nrow[a]; i++) {
 			c = rows[a, i]

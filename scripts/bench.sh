@@ -10,7 +10,10 @@
 # ITERS=40, FULL=1 (the seed's 1 GiB), REPEAT=2, WALL_PAIRS=5, WALL_SCALE=10,
 # NOBUILD=1,
 # TLBCOUNT=no (skip the TLB flush counts, scripts/tlbcount.sh), WALL_AA=1
-# (wall pairs of stock against stock: the emulation's own spread).
+# (wall pairs of stock against stock: the emulation's own spread),
+# MAINLINE=no (skip the third kernel: Debian unstable's 7.2, mainline with
+# its own mprotect() batching, built from the same fragments and booted
+# REPEAT times under icount beside the two 6.12 kernels).
 . "$(dirname "$0")/lib.sh"
 
 # The benchmark's config matrix: the distribution-like configs (x86_64,
@@ -53,7 +56,9 @@ configs=
 for arch in $ARCHES; do
 	load_arch "$arch"
 	"$TOP/scripts/guest.sh" "$arch" "$TOP/guest/init.c" "$TOP/bench/mprotect_bench.c" || exit 1
-	for v in stock patched; do
+	variants="stock patched"
+	[ "${MAINLINE:-yes}" = no ] || variants="$variants mainline"
+	for v in $variants; do
 		# NOBUILD=1: use the kernels as built (e.g. while another build runs).
 		if [ -n "$NOBUILD" ]; then
 			[ -f "$(kernel_dir "$v" bench)/$KIMAGE" ] || die "no $arch $v bench kernel"
@@ -62,7 +67,7 @@ for arch in $ARCHES; do
 		fi
 	done
 	# The configs the CSVs' config_hash stands for: these kernels only.
-	configs="$configs $(kernel_dir stock bench)/.config $(kernel_dir patched bench)/.config"
+	for v in $variants; do configs="$configs $(kernel_dir "$v" bench)/.config"; done
 	"$TOP/scripts/initramfs.sh" "$arch" "$LIST" "$OUT/$arch.cpio" || exit 1
 	"$TOP/scripts/initramfs.sh" "$arch" "$OUT/bench-wall.list" "$OUT/$arch-wall.cpio" || exit 1
 	# boot1 VARIANT MODE N [AS]: one boot, its log named for the arg
@@ -101,10 +106,14 @@ for arch in $ARCHES; do
 		return 1
 	}
 	pairs icount "$REPEAT"
+	case $variants in *mainline*)
+		i=1
+		while [ $i -le "$REPEAT" ]; do boot1 mainline icount $i; i=$((i + 1)); done ;;
+	esac
 	has_mode wall && pairs wall "$WALL_PAIRS"
 	# Determinism: every icount run of a variant should report the same
 	# insns; print the largest difference between runs if not.
-	for v in stock patched; do
+	for v in $variants; do
 		ls "$OUT/$arch-$v-icount-"*.log >/dev/null 2>&1 || continue
 		[ "$REPEAT" -ge 2 ] || continue
 		grep -a -h '^BENCH ' "$OUT/$arch-$v-icount-"*.log | tr -d '\r' | awk -v what="$arch $v" -v n="$REPEAT" '
@@ -133,6 +142,8 @@ meta() {
 	export BENCH_CONFIG_HASH="$(cat $configs | sha256sum | cut -c1-12)"
 	export BENCH_SERIES_HASH="$(cat "$BUILD/src/patched/.series-hash")"
 	export BENCH_QEMU="$(qemu-system-x86_64 --version | head -1)"
+	[ "${MAINLINE:-yes}" = no ] ||
+		export BENCH_MAINLINE="$(make -s -C "$BUILD/src/mainline" kernelversion)"
 }
 meta
 rc=0

@@ -1,8 +1,10 @@
 #!/bin/sh
-# source.sh stock|patched: prepare build/src/VARIANT.
+# source.sh stock|patched|mainline: prepare build/src/VARIANT.
 # stock is Debian's linux-source-6.12 as shipped; patched is a hard-linked
 # copy of it with patches/series applied in order. A patch that does not
-# apply stops here with its name and the rejects.
+# apply stops here with its name and the rejects. mainline is Debian
+# unstable's linux-source-7.2 as shipped (scripts/fetch-mainline.sh), the
+# third kernel of make bench.
 . "$(dirname "$0")/lib.sh"
 
 variant=$1
@@ -10,6 +12,10 @@ check_variant "$variant"
 TARBALL=${TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 STOCK=$BUILD/src/stock
 case $variant in
+mainline)
+	TARBALL=$BUILD/dl/linux-source-7.2.tar.xz STOCK=$BUILD/src/mainline
+	[ -f "$TARBALL" ] || "$TOP/scripts/fetch-mainline.sh" || exit 1
+	;;
 stock | patched) SERIES_DIR=${SERIES_DIR:-$TOP/patches} ;;
 *) SERIES_DIR=$BUILD/series/$variant PATCHED_NAME=$variant ;;
 esac
@@ -21,7 +27,7 @@ if [ ! -f "$STOCK/Makefile" ]; then
 		tar -xJf "$TARBALL" -C "$STOCK.tmp" --strip-components=1 || exit 1
 	mv "$STOCK.tmp" "$STOCK"
 fi
-[ "$variant" = stock ] && exit 0
+case $variant in stock | mainline) exit 0 ;; esac
 
 # The files a series touches, so their mtimes can be refreshed: a hard-linked
 # copy keeps stock's old mtime, which kbuild would take for "unchanged".
