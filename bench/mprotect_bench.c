@@ -160,6 +160,10 @@ static const struct bcase cases[] = {
 	  64 },
 	{ "memfd-rorw-4k", K_MEMFD, 4, SHAPE_PTE, RO, RW, 0,
 	  DEF_SIZE, DEF_ITERS, 0, "dirty shared memfd, 4K pages, RO<->RW", 0 },
+	/* The shared-dirty toggle of an upstream regression report (16 MiB) */
+	{ "shmem-rorw-write-4k", K_SHMEM, 4, SHAPE_PTE, RO, RW, 1,
+	  MiB(16), DEF_ITERS, 0,
+	  "MAP_SHARED|MAP_ANONYMOUS 4K pages, RO, RW, write each page", 0 },
 	ANON_NONERW("nonerw-16k", 16),
 	ANON_NONERW("nonerw-32k", 32),
 	ANON_NONERW("nonerw-64k", 64),

@@ -72,7 +72,8 @@ log() {
 			  "nonerw-4k-w-16KiB:4K rorw-4k-4KiB:4K " \
 			  "rorw-4k-8KiB:4K rorw-4k-16KiB:4K rorw-4k-w-4KiB:4K " \
 			  "rorw-4k-w-8KiB:4K rorw-4k-w-16KiB:4K " \
-			  "memfd-rorw-4k:4K nonerw-16k:16K nonerw-32k:32K " \
+			  "memfd-rorw-4k:4K shmem-rorw-write-4k:4K " \
+			  "nonerw-16k:16K nonerw-32k:32K " \
 			  "shmem-rorw-64k:64K", c, " ")
 		for (i = 1; i <= n; i++) {
 			split(c[i], f, ":")

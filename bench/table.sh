@@ -12,6 +12,10 @@
 #   with a third kernel (variant "mainline", 7.2) in the CSVs, after ratio:
 #   mainline | ml/stock | pat/ml (its metric, and paired ratios against it;
 #   the targets stay on patched/stock)
+#   a config "<config>-ml" is the mainline edition: stock = 7.2 with its
+#   batching taken out, patched = 7.2 + patches/mainline, mainline = 7.2;
+#   its cases take the targets of their arch, and pat/ml must also be at
+#   most the case's line in targets-ml (--ml-targets FILE)
 #   pairs  = (emulated wall time only) the lowest and highest paired ratio
 #   result = met / missed / missing / info (no target for this case)
 # A case with a target that has no result is "missing", never passed.
@@ -31,6 +35,7 @@ set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 targets=$here/targets
+mltargets=$here/targets-ml
 report_only=0
 gate=
 arches=
@@ -47,6 +52,7 @@ while [ $# -gt 0 ]; do
 	--gate) gate=$here/gate-cases; shift ;;
 	--gate=*) gate=${1#--gate=}; shift ;;
 	--targets) [ $# -ge 2 ] || usage; targets=$2; shift 2 ;;
+	--ml-targets) [ $# -ge 2 ] || usage; mltargets=$2; shift 2 ;;
 	--arches) [ $# -ge 2 ] || usage; arches=$2; shift 2 ;;
 	--wall) wall=1; shift ;;
 	-h|--help) usage ;;
@@ -56,7 +62,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ $# -ge 1 ] || usage
-for f in "$@" "$targets"; do
+for f in "$@" "$targets" "$mltargets"; do
 	if [ ! -r "$f" ]; then
 		echo "$0: cannot read $f" >&2
 		exit 2
@@ -75,9 +81,12 @@ fi
 
 status=0
 awk -f "$here/ratios.awk" "$@" | awk \
-	-v targets="$targets" -v gatelist="$gatelist" -v want_arches="$arches" \
+	-v targets="$targets" -v mltargets="$mltargets" -v gatelist="$gatelist" \
+	-v want_arches="$arches" \
 	-v wall="$wall" '
-function load_targets(    line, f, n) {
+# load_targets(FILE, ML): "arch case max_ratio" lines into tgt[] (the
+# ratio to stock), or with ML into mltgt[] (pat/ml of "-ml" configs).
+function load_targets(targets, ml,    line, f, n) {
 	while ((getline line < targets) > 0) {
 		sub(/#.*/, "", line)
 		n = split(line, f, /[ \t]+/)
@@ -89,6 +98,10 @@ function load_targets(    line, f, n) {
 		if (f[3] !~ /^[0-9.]+$/) {
 			print "table.sh: bad target line: " line > "/dev/stderr"
 			bad = 1
+			continue
+		}
+		if (ml) {
+			mltgt[f[1], f[2]] = f[3]
 			continue
 		}
 		tgt[f[1], f[2]] = f[3]
@@ -103,19 +116,36 @@ function load_targets(    line, f, n) {
 }
 
 # The arch a config of the matrix belongs to: "arm64-va52" -> "arm64".
-function family(a) {
+function base(a) {
 	sub(/-.*/, "", a)
 	return a
+}
+
+# The configs compared in one worst-config table: those of an arch, the
+# mainline edition'"'"'s ("-ml") apart.
+function family(a) {
+	return a ~ /-ml$/ ? base(a) "-ml" : base(a)
 }
 
 # A config takes its arch'"'"'s targets unless the file names it.
 function target(a, c) {
 	if ((a, c) in tgt)
 		return tgt[a, c]
-	if ((family(a), c) in tgt)
-		return tgt[family(a), c]
+	if ((base(a), c) in tgt)
+		return tgt[base(a), c]
 	if (("*", c) in tgt)
 		return tgt["*", c]
+	return ""
+}
+
+# The pat/ml target of a case of the mainline edition ("" elsewhere).
+function mltarget(a, c) {
+	if (a !~ /-ml$/)
+		return ""
+	if ((base(a), c) in mltgt)
+		return mltgt[base(a), c]
+	if (("*", c) in mltgt)
+		return mltgt["*", c]
 	return ""
 }
 
@@ -127,7 +157,8 @@ function add_arch(a) {
 }
 
 BEGIN {
-	load_targets()
+	load_targets(targets, 0)
+	load_targets(mltargets, 1)
 	ngate = split(gatelist, g, ",")
 	for (i = 1; i <= ngate; i++)
 		if (g[i] != "")
@@ -157,7 +188,7 @@ $1 == "R" {
 	next
 }
 
-function show(a, c, r,    f, t, res, ratio, large, rf, cmp) {
+function show(a, c, r,    f, t, res, ratio, large, rf, cmp, tm) {
 	t = target(a, c)
 	if (r != "") {
 		split(r, f, " ")
@@ -192,6 +223,16 @@ function show(a, c, r,    f, t, res, ratio, large, rf, cmp) {
 		if (f[12] == "work-differs") {
 			res = "missed (work differs)"
 			cmp = 0
+		}
+		tm = mltarget(a, c)
+		if (cmp && tm != "" && !gatemode) {
+			if (f[17] == "" || f[17] == "-") {
+				res = "missing (pat/ml)"
+				cmp = 0
+			} else if (f[17] + 0 > tm + 0) {
+				res = sprintf("missed (pat/ml %.3f > %.2f)", f[17], tm)
+				cmp = 0
+			}
 		}
 		if (!cmp)
 			fail = 1
@@ -293,6 +334,8 @@ END {
 	for (ai = 1; ai <= narch; ai++) {
 		a = arch[ai]
 		printf "== %s: %s%s ==\n", a, label, gatemode ? " [gate]" : ""
+		if (a ~ /-ml$/)
+			print "(mainline edition: stock = 7.2 without its batching, patched = 7.2 + patches/mainline, mainline = 7.2)"
 		printf "%-18s %-5s %-10s %12s %12s %7s%s%s %3s %-7s %s\n", "case",
 		       "folio", "metric", "stock", "patched", "ratio",
 		       pairs_col("pairs"),

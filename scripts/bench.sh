@@ -13,7 +13,10 @@
 # (wall pairs of stock against stock: the emulation's own spread),
 # MAINLINE=no (skip the third kernel: Debian unstable's 7.2, mainline with
 # its own mprotect() batching, built from the same fragments and booted
-# REPEAT times under icount beside the two 6.12 kernels).
+# REPEAT times under icount beside the two 6.12 kernels),
+# ML_EDITION=no (skip the mainline edition: 7.2 with the series of
+# patches/mainline/ and 7.2 with its batching taken out, booted like 7.2;
+# its tables are the configs "<config>-ml").
 . "$(dirname "$0")/lib.sh"
 
 # The benchmark's config matrix: the distribution-like configs (x86_64,
@@ -58,6 +61,8 @@ for arch in $ARCHES; do
 	"$TOP/scripts/guest.sh" "$arch" "$TOP/guest/init.c" "$TOP/bench/mprotect_bench.c" || exit 1
 	variants="stock patched"
 	[ "${MAINLINE:-yes}" = no ] || variants="$variants mainline"
+	[ "${MAINLINE:-yes}" = no ] || [ "${ML_EDITION:-yes}" = no ] ||
+		variants="$variants mainline-nobatch mainline-patched"
 	for v in $variants; do
 		# NOBUILD=1: use the kernels as built (e.g. while another build runs).
 		if [ -n "$NOBUILD" ]; then
@@ -83,8 +88,9 @@ for arch in $ARCHES; do
 		else
 			printf '[%5ss] %-44s FAILED: %s\n' "$(($(date +%s) - T0))" "bench $arch $1 $2 run $3${4:+ as $4}" "$(cat "$log.check")"
 		fi
-		echo "$arch:$as:$log" >>"$OUT/$2.args"
+		[ -z "$norecord" ] && echo "$arch:$as:$log" >>"$OUT/$2.args"
 	}
+	norecord=
 	# pairs MODE N: N boots of stock and patched in turns (A B A B ...).
 	# WALL_AA=1: the wall pairs boot stock twice (A A): the spread of the
 	# emulation itself, on one kernel, in the "patched" column.
@@ -109,6 +115,21 @@ for arch in $ARCHES; do
 	case $variants in *mainline*)
 		i=1
 		while [ $i -le "$REPEAT" ]; do boot1 mainline icount $i; i=$((i + 1)); done ;;
+	esac
+	# The mainline edition's table, config "$arch-ml": 7.2 with its
+	# batching taken out in the stock column (the reference), 7.2 with
+	# the series in the patched one, and 7.2 as the third kernel.
+	case $variants in *mainline-patched*)
+		i=1 norecord=1
+		while [ $i -le "$REPEAT" ]; do
+			boot1 mainline-nobatch icount $i
+			boot1 mainline-patched icount $i
+			for c in stock:mainline-nobatch patched:mainline-patched mainline:mainline; do
+				echo "$arch-ml:${c%%:*}:$OUT/$arch-${c#*:}-icount-$i.log" >>"$OUT/icount.args"
+			done
+			i=$((i + 1))
+		done
+		norecord= ;;
 	esac
 	has_mode wall && pairs wall "$WALL_PAIRS"
 	# Determinism: every icount run of a variant should report the same
@@ -141,6 +162,8 @@ meta() {
 	# shellcheck disable=SC2086
 	export BENCH_CONFIG_HASH="$(cat $configs | sha256sum | cut -c1-12)"
 	export BENCH_SERIES_HASH="$(cat "$BUILD/src/patched/.series-hash")"
+	[ ! -f "$BUILD/src/mainline-patched/.series-hash" ] ||
+		BENCH_SERIES_HASH="$BENCH_SERIES_HASH mainline:$(cat "$BUILD/src/mainline-patched/.series-hash")"
 	export BENCH_QEMU="$(qemu-system-x86_64 --version | head -1)"
 	[ "${MAINLINE:-yes}" = no ] ||
 		export BENCH_MAINLINE="$(make -s -C "$BUILD/src/mainline" kernelversion)"

@@ -4,7 +4,7 @@
 # KIND bench: tinyconfig + configs/{base,distro}.config + the arch record's
 # fragments (KCONFIG, in order; configs/ARCH.config)
 # KIND test:  the same with configs/debug.config before the arch fragments
-# VARIANT mainline (7.2): configs/mainline.config before the arch fragments
+# VARIANT mainline* (7.2): configs/mainline.config before the arch fragments
 . "$(dirname "$0")/lib.sh"
 
 arch=$1 variant=$2 kind=$3
@@ -24,7 +24,7 @@ log=$BUILD/log/kernel-$arch-$variant-$kind.log
 # The arch fragment comes last: it may turn off what its arch cannot have.
 frags="$TOP/configs/base.config $TOP/configs/distro.config"
 [ "$kind" = test ] && frags="$frags $TOP/configs/debug.config"
-[ "$variant" = mainline ] && frags="$frags $TOP/configs/mainline.config"
+case $variant in mainline*) frags="$frags $TOP/configs/mainline.config" ;; esac
 for f in $KCONFIG; do	# the record may name more than one
 	frags="$frags $TOP/configs/$f"
 done

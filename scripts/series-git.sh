@@ -8,27 +8,33 @@
 #           letter, patches/0000-cover-letter.patch, is kept as it is.
 # Blob hashes depend on content only, so the patches' index lines are
 # those of a full kernel tree.
+# SERIES=mainline: the same for the mainline edition, patches/mainline/ on
+# Debian's linux-source-7.2 (build/mgit/).
 . "$(dirname "$0")/lib.sh"
 
-repo=$BUILD/sgit
+case ${SERIES:-6.12} in
+6.12) repo=$BUILD/sgit pdir=$TOP/patches base=stock prefix="PATCH 6.12" ;;
+mainline) repo=$BUILD/mgit pdir=$TOP/patches/mainline base=mainline prefix="PATCH" ;;
+*) die "unknown SERIES '$SERIES' (known: 6.12 mainline)" ;;
+esac
 case $1 in
 import)
-	"$TOP/scripts/source.sh" stock || exit 1
-	files=$(grep -v '^[[:space:]]*\(#\|$\)' "$TOP/patches/series" | while read -r p _; do
-		sed -n 's,^+++ b/\([^[:space:]]*\).*,\1,p' "$TOP/patches/$p"
+	"$TOP/scripts/source.sh" $base || exit 1
+	files=$([ -f "$pdir/series" ] && grep -v '^[[:space:]]*\(#\|$\)' "$pdir/series" | while read -r p _; do
+		sed -n 's,^+++ b/\([^[:space:]]*\).*,\1,p' "$pdir/$p"
 	done | sort -u)
 	rm -rf "$repo" && mkdir -p "$repo" || exit 1
 	for f in $files $EXTRA_FILES; do
-		mkdir -p "$repo/$(dirname "$f")" && cp "$BUILD/src/stock/$f" "$repo/$f" ||
-			die "no $f in stock 6.12"
+		mkdir -p "$repo/$(dirname "$f")" && cp "$BUILD/src/$base/$f" "$repo/$f" ||
+			die "no $f in $base"
 	done
 	cd "$repo" && git init -q . &&
 		git config user.name "mprotect-batch project" &&
 		git config user.email "mprotect-batch@users.noreply.invalid" &&
-		git add -A && git commit -q -m "6.12 base: the files the series touches" &&
+		git add -A && git commit -q -m "$base base: the files the series touches" &&
 		git tag base || die "cannot make $repo"
-	for p in $(grep -v '^[[:space:]]*\(#\|$\)' "$TOP/patches/series" | awk '{print $1}'); do
-		git am -q "$TOP/patches/$p" || die "git am $p failed"
+	for p in $([ -f "$pdir/series" ] && grep -v '^[[:space:]]*\(#\|$\)' "$pdir/series" | awk '{print $1}'); do
+		git am -q "$pdir/$p" || die "git am $p failed"
 	done
 	echo "$repo: $(git rev-list --count base..HEAD) commits on tag base"
 	;;
@@ -36,11 +42,12 @@ export)
 	[ -d "$repo/.git" ] || die "no $repo (series-git.sh import)"
 	n=$(git -C "$repo" rev-list --count base..HEAD)
 	[ "$n" -gt 0 ] || die "no commits after base in $repo"
-	find "$TOP/patches" -name '[0-9][0-9][0-9][0-9]-*.patch' ! -name '0000-*' -delete
-	git -C "$repo" format-patch -q --subject-prefix="PATCH 6.12" -o "$TOP/patches" base..HEAD ||
+	mkdir -p "$pdir"
+	find "$pdir" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' ! -name '0000-*' -delete
+	git -C "$repo" format-patch -q --subject-prefix="$prefix" -o "$pdir" base..HEAD ||
 		die "format-patch failed"
-	(cd "$TOP/patches" && ls [0-9][0-9][0-9][0-9]-*.patch | grep -v '^0000-') >"$TOP/patches/series"
-	echo "patches/: $n patches (cover letter kept; update its subject to 00/$n)"
+	(cd "$pdir" && ls [0-9][0-9][0-9][0-9]-*.patch | grep -v '^0000-') >"$pdir/series"
+	echo "${pdir#$TOP/}/: $n patches (cover letter kept; update its subject to 00/$n)"
 	;;
 *) die "usage: series-git.sh import|export" ;;
 esac

@@ -4,7 +4,10 @@
 # copy of it with patches/series applied in order. A patch that does not
 # apply stops here with its name and the rejects. mainline is Debian
 # unstable's linux-source-7.2 as shipped (scripts/fetch-mainline.sh), the
-# third kernel of make bench.
+# third kernel of make bench; mainline-patched is 7.2 with the mainline
+# edition of the series (patches/mainline/series), mainline-nobatch 7.2 with
+# its mprotect() batching taken out (bench/mainline-nobatch/, measurement
+# only: the "before batching" reference on the same tree).
 . "$(dirname "$0")/lib.sh"
 
 variant=$1
@@ -12,9 +15,13 @@ check_variant "$variant"
 TARBALL=${TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 STOCK=$BUILD/src/stock
 case $variant in
-mainline)
+mainline*)
 	TARBALL=$BUILD/dl/linux-source-7.2.tar.xz STOCK=$BUILD/src/mainline
 	[ -f "$TARBALL" ] || "$TOP/scripts/fetch-mainline.sh" || exit 1
+	case $variant in
+	mainline-patched) SERIES_DIR=${MAINLINE_SERIES_DIR:-$TOP/patches/mainline} PATCHED_NAME=$variant ;;
+	mainline-nobatch) SERIES_DIR=$TOP/bench/mainline-nobatch PATCHED_NAME=$variant ;;
+	esac
 	;;
 stock | patched) SERIES_DIR=${SERIES_DIR:-$TOP/patches} ;;
 *) SERIES_DIR=$BUILD/series/$variant PATCHED_NAME=$variant ;;

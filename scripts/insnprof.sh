@@ -1,0 +1,196 @@
+#!/bin/sh
+# insnprof.sh ARCH VARIANT CASE [ITERS_LO ITERS_HI]: where the guest
+# instructions of one mprotect_bench case go, per kernel function.
+#
+# Boots the existing bench kernel build/kernel/ARCH-VARIANT-bench (it does not
+# build kernels) twice under -icount with the TCG plugin bench/insnprof.c,
+# once with --iters ITERS_LO (default 40) and once with ITERS_HI (default
+# 440). An icount boot is a pure function of its inputs, so the difference of
+# the two profiles is the kernel work of the extra ITERS_HI - ITERS_LO timed
+# iterations (the checks before and after the timed loop do not depend on
+# --iters), plus whatever background work (timer ticks, ...) falls in the
+# longer window. The profile counts whole translation blocks, each credited
+# to the function its first instruction is in (`nm -n` of vmlinux, text
+# symbols); the table gives instructions per PTE, sorted.
+# Environment: SIZE (mprotect_bench --size, default its own 32M).
+# Output: a table on stdout, kept with the raw profiles and console logs in
+# build/insnprof/ARCH-VARIANT-CASE/.
+. "$(dirname "$0")/lib.sh"
+
+[ $# = 3 ] || [ $# = 5 ] || die "usage: $0 ARCH VARIANT CASE [ITERS_LO ITERS_HI]"
+arch=$1 variant=$2 case=$3 lo=${4:-40} hi=${5:-440}
+load_arch "$arch"
+check_variant "$variant"
+echo "$lo$hi" | grep -Eqx '[0-9]+' && [ "$lo" -ge 1 ] && [ "$hi" -gt "$lo" ] ||
+	die "ITERS_LO and ITERS_HI must be numbers, 1 <= ITERS_LO < ITERS_HI (got '$lo' '$hi')"
+echo "${SIZE:-1M}" | grep -Eqx '[1-9][0-9]*[KMG]?' || die "bad SIZE '$SIZE' (e.g. 32M)"
+case $case in *[!a-zA-Z0-9_-]* | '') die "bad CASE '$case'" ;; esac
+for t in gcc nm sort awk sha256sum apt-get dpkg-query tar; do
+	command -v $t >/dev/null || die "$t not found"
+done
+
+OUT=$BUILD/insnprof
+# boot.sh splits QEMU_EXTRA at blanks, QEMU's -plugin option its arguments
+# at commas.
+case $OUT in *[[:space:],]*) die "build directory $OUT has a blank or comma" ;; esac
+KDIR=$(kernel_dir "$variant" bench)
+IMAGE=$KDIR/$KIMAGE
+VMLINUX=$KDIR/vmlinux
+[ -f "$IMAGE" ] && [ -f "$VMLINUX" ] ||
+	die "no bench kernel in $KDIR (make kernel ARCH=$arch VARIANT=$variant KIND=bench; this script only boots it)"
+# The image is made from vmlinux: a vmlinux newer than the image is a build
+# in progress, whose symbols would not match what boots.
+[ "$VMLINUX" -nt "$IMAGE" ] && die "$VMLINUX is newer than $IMAGE: kernel build in progress? Try again when it is done"
+mkdir -p "$OUT"
+
+# --- qemu-plugin.h: not installed by Debian (debian/not-installed), so it
+# comes from the qemu source package of the installed QEMU, through a sources
+# list and apt lists of our own (the system's apt setup is left alone).
+HDR=$OUT/include
+fetch_header() {
+	apt=$OUT/apt
+	mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$apt/src"
+	key=/usr/share/keyrings/debian-archive-keyring.gpg
+	{
+		echo "deb-src [signed-by=$key] ${MIRROR:-http://deb.debian.org/debian} bookworm main"
+		echo "deb-src [signed-by=$key] ${SECURITY_MIRROR:-http://deb.debian.org/debian-security} bookworm-security main"
+	} >"$apt/sources.list"
+	# _apt cannot write into a root-owned build/: download as the caller.
+	aptq() {
+		apt-get -q -o Dir::Etc::sourcelist="$apt/sources.list" \
+			-o Dir::Etc::sourceparts=- -o Dir::State::Lists="$apt/lists" \
+			-o Dir::Cache="$apt/cache" -o APT::Sandbox::User="$(id -un)" "$@"
+	}
+	aptq update || return 1
+	# The source version of the installed QEMU, else the newest one.
+	pkg=$(dpkg -S "$(command -v "$QEMU")" 2>/dev/null | cut -d: -f1)
+	ver=$(dpkg-query -W -f='${source:Version}' "$pkg" 2>/dev/null)
+	echo "QEMU package: ${pkg:-?} source version ${ver:-?}"
+	(cd "$apt/src" && rm -f qemu_* &&
+		{ { [ -n "$ver" ] && aptq source --download-only "qemu=$ver"; } ||
+			{ echo "warning: qemu $ver not in the lists, taking the newest" &&
+				aptq source --download-only qemu; }; }) || return 1
+	orig=$(ls "$apt/src"/qemu_*.orig.tar.* 2>/dev/null | tail -n 1)
+	[ -n "$orig" ] || { echo "no orig tarball in $apt/src"; return 1; }
+	rm -rf "$HDR.tmp" && mkdir -p "$HDR.tmp" &&
+		tar -xf "$orig" -C "$HDR.tmp" --wildcards '*/include/qemu/qemu-plugin.h' &&
+		mv "$HDR.tmp"/*/include/qemu/qemu-plugin.h "$HDR.tmp/" &&
+		rm -rf "$HDR.tmp"/*/ && rm -rf "$HDR" && mv "$HDR.tmp" "$HDR" &&
+		rm -f "$apt/src"/qemu_*
+}
+if [ ! -f "$HDR/qemu-plugin.h" ]; then
+	step "qemu-plugin.h (Debian qemu source)" "$OUT/log/header.log" fetch_header ||
+		die "could not get qemu-plugin.h (log: $OUT/log/header.log)"
+fi
+
+# --- the plugin
+SO=$OUT/libinsnprof.so
+if [ ! -f "$SO" ] || [ "$TOP/bench/insnprof.c" -nt "$SO" ] || [ "$HDR/qemu-plugin.h" -nt "$SO" ]; then
+	step "plugin libinsnprof.so" "$OUT/log/plugin.log" \
+		gcc -shared -fPIC -O2 -Wall -Wextra -Wno-unused-parameter -I "$HDR" \
+		-o "$SO" "$TOP/bench/insnprof.c" || die "plugin build failed"
+fi
+
+# --- guest programs and the two initramfs images. guest.sh runs source.sh
+# stock, which must find the tree there (it only extracts a missing one).
+[ -f "$BUILD/src/stock/Makefile" ] || die "no $BUILD/src/stock (make source): guest programs need its uapi headers"
+"$TOP/scripts/guest.sh" x86_64 "$TOP/bench/mprotect_bench.c" || exit 1
+"$BUILD/guest/x86_64/mprotect_bench" --list | awk '{print $1}' | grep -qx -- "$case" ||
+	die "unknown case '$case' (mprotect_bench --list)"
+"$TOP/scripts/guest.sh" "$arch" "$TOP/guest/init.c" "$TOP/bench/mprotect_bench.c" || exit 1
+
+RUN=$OUT/$arch-$variant-$case
+mkdir -p "$RUN"
+rm -f "$RUN"/*.prof "$RUN"/*.log "$RUN"/*.check "$RUN"/table.txt
+for n in lo hi; do
+	eval iters=\$$n
+	echo "mprotect_bench --case $case --iters $iters${SIZE:+ --size $SIZE}" >"$RUN/$n.list"
+	"$TOP/scripts/initramfs.sh" "$arch" "$RUN/$n.list" "$RUN/$n.cpio" || exit 1
+done
+
+# Symbols of the kernel that boots; checksums to notice a rebuild that lands
+# between here and the end of the second boot.
+sums() { sha256sum "$IMAGE" "$VMLINUX" | awk '{ print $1 }' | tr '\n' ' '; }
+sum0=$(sums)
+nm -n "$VMLINUX" | awk 'NF == 3 && $2 ~ /^[tTwW]$/ { print $1, 0, $3 }' >"$RUN/syms" ||
+	die "nm $VMLINUX failed"
+[ -s "$RUN/syms" ] || die "no text symbols in $VMLINUX"
+
+for n in lo hi; do
+	eval iters=\$$n
+	rm -f "$RUN/$n.prof"
+	export QEMU_EXTRA="-plugin $SO,out=$RUN/$n.prof"
+	step "insnprof boot $arch $variant $case iters=$iters" \
+		"$RUN/$n.check" "$TOP/scripts/boot.sh" "$arch" "$variant" bench icount \
+		"$RUN/$n.cpio" "$RUN/$n.log" || die "boot failed (console: $RUN/$n.log)"
+	unset QEMU_EXTRA
+	[ -s "$RUN/$n.prof" ] || die "no profile $RUN/$n.prof (plugin message in $RUN/$n.log?)"
+	grep -a "^BENCH case=$case " "$RUN/$n.log" | tr -d '\r' >"$RUN/$n.bench"
+	[ "$(wc -l <"$RUN/$n.bench")" = 1 ] || die "expected one BENCH line for $case in $RUN/$n.log"
+	grep -q ' skipped ' "$RUN/$n.bench" && die "case skipped: $(cat "$RUN/$n.bench")"
+done
+[ "$(sums)" = "$sum0" ] || die "the kernel in $KDIR changed during the profile (rebuilt?): run again"
+
+# bench_field FILE KEY: a field of a BENCH line.
+bench_field() {
+	tr ' ' '\n' <"$1" | sed -n "s/^$2=//p"
+}
+for n in lo hi; do
+	for k in iters ptes calls insns insns_sum per_pte; do
+		v=$(bench_field "$RUN/$n.bench" $k)
+		[ -n "$v" ] || die "no $k= in the BENCH line of $RUN/$n.log"
+		eval "${n}_$k=\$v"
+	done
+done
+[ "$lo_iters" = "$lo" ] && [ "$hi_iters" = "$hi" ] ||
+	die "BENCH iters=$lo_iters/$hi_iters, asked for $lo/$hi"
+
+# funcs PROF: "function insns tb_execs" per function. Symbols (tag 0) and TB
+# records (tag 1) sorted together by address as fixed-width hex strings: a
+# TB belongs to the last symbol at or before its start.
+funcs() {
+	awk '{ printf "%s 1 %.0f %s\n", $1, $2 * $3, $3 }' "$1" | cat "$RUN/syms" - | LC_ALL=C sort -k1,1 -k2,2n |
+		awk '$2 == 0 { f = $3; next }
+		     { k = f == "" ? "[below-first-text-symbol]" : f; ins[k] += $3; ex[k] += $4 }
+		     END { for (k in ins) printf "%s %.0f %.0f\n", k, ins[k], ex[k] }' | LC_ALL=C sort
+}
+funcs "$RUN/lo.prof" >"$RUN/lo.funcs"
+funcs "$RUN/hi.prof" >"$RUN/hi.funcs"
+
+{
+	echo "insnprof $arch $variant $case: iters $lo -> $hi (kernel $KDIR)"
+	awk -v lo_f="$RUN/lo.funcs" -v dptes=$((hi_ptes - lo_ptes)) -v dcalls=$((hi_calls - lo_calls)) \
+		-v diters=$((hi - lo)) -v lo_sum="$lo_insns_sum" -v hi_sum="$hi_insns_sum" \
+		-v hi_insns="$hi_insns" -v hi_ptes="$hi_ptes" -v hi_calls="$hi_calls" -v hi_iters="$hi" '
+	BEGIN {
+		while ((getline l < lo_f) > 0) { split(l, a, " "); lo[a[1]] = a[2] }
+	}
+	{ d[$1] = $2 - lo[$1]; seen[$1] = 1 }
+	END {
+		for (f in lo) if (!(f in seen)) d[f] = -lo[f]
+		tot = 0
+		for (f in d) tot += d[f]
+		printf "extra: %d iterations, %d calls, %d PTEs (%.0f PTEs/call, %.0f PTEs/iteration, from the BENCH lines)\n",
+			diters, dcalls, dptes, dptes / dcalls, dptes / diters
+		printf "%-40s %10s %7s %12s\n", "function", "insns/PTE", "share%", "insns/call"
+		# Functions below 0.005 insns/PTE either way go into one line.
+		no = 0; other = 0
+		for (f in d) {
+			p = d[f] / dptes
+			if (p < 0.005 && p > -0.005) { other += d[f]; no++; continue }
+			printf "%-40s %10.3f %7.2f %12.1f\n", f, p, 100 * d[f] / tot, d[f] / dcalls | "sort -k2,2gr"
+		}
+		close("sort -k2,2gr")
+		printf "%-40s %10.3f %7.2f %12.1f\n", "[" no " functions below 0.005]", other / dptes, 100 * other / tot, other / dcalls
+		printf "%-40s %10.3f %7.2f %12.1f\n", "total (plugin, kernel text)", tot / dptes, 100, tot / dcalls
+		bench = hi_insns / hi_ptes
+		sumd = (hi_sum - lo_sum) / dptes
+		printf "%-40s %10.3f %7s %12.1f\n", "BENCH per_pte (iters=" hi_iters ", median block)", bench, "", hi_insns / hi_calls
+		printf "%-40s %10.3f %7s %12.1f\n", "BENCH insns_sum difference", sumd, "", (hi_sum - lo_sum) / dcalls
+		printf "plugin/BENCH per_pte %.4f, plugin/insns_sum difference %.4f (the difference: user space, %.2f insns/PTE)\n",
+			tot / dptes / bench, tot / dptes / sumd, sumd - tot / dptes
+		r = tot / dptes / bench
+		if (r < 0.97 || r > 1.03) printf "WARNING: plugin total and BENCH per_pte differ by more than 3%%\n"
+	}' "$RUN/hi.funcs"
+} >"$RUN/table.txt" || die "table failed"
+cat "$RUN/table.txt"
