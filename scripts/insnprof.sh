@@ -40,7 +40,7 @@ VMLINUX=$KDIR/vmlinux
 	die "no bench kernel in $KDIR (make kernel ARCH=$arch VARIANT=$variant KIND=bench; this script only boots it)"
 # The image is made from vmlinux: a vmlinux newer than the image is a build
 # in progress, whose symbols would not match what boots.
-[ "$VMLINUX" -nt "$IMAGE" ] && die "$VMLINUX is newer than $IMAGE: kernel build in progress? Try again when it is done"
+[ -n "$(find "$VMLINUX" -newer "$IMAGE")" ] && die "$VMLINUX is newer than $IMAGE: kernel build in progress? Try again when it is done"
 mkdir -p "$OUT"
 
 # --- qemu-plugin.h: not installed by Debian (debian/not-installed), so it
@@ -85,7 +85,7 @@ fi
 
 # --- the plugin
 SO=$OUT/libinsnprof.so
-if [ ! -f "$SO" ] || [ "$TOP/bench/insnprof.c" -nt "$SO" ] || [ "$HDR/qemu-plugin.h" -nt "$SO" ]; then
+if [ ! -f "$SO" ] || [ -n "$(find "$TOP/bench/insnprof.c" "$HDR/qemu-plugin.h" -newer "$SO")" ]; then
 	step "plugin libinsnprof.so" "$OUT/log/plugin.log" \
 		gcc -shared -fPIC -O2 -Wall -Wextra -Wno-unused-parameter -I "$HDR" \
 		-o "$SO" "$TOP/bench/insnprof.c" || die "plugin build failed"
@@ -103,7 +103,7 @@ RUN=$OUT/$arch-$variant-$case
 mkdir -p "$RUN"
 rm -f "$RUN"/*.prof "$RUN"/*.log "$RUN"/*.check "$RUN"/table.txt
 for n in lo hi; do
-	eval iters=\$$n
+	case $n in lo) iters=$lo ;; hi) iters=$hi ;; esac
 	echo "mprotect_bench --case $case --iters $iters${SIZE:+ --size $SIZE}" >"$RUN/$n.list"
 	"$TOP/scripts/initramfs.sh" "$arch" "$RUN/$n.list" "$RUN/$n.cpio" || exit 1
 done
@@ -117,7 +117,7 @@ nm -n "$VMLINUX" | awk 'NF == 3 && $2 ~ /^[tTwW]$/ { print $1, 0, $3 }' >"$RUN/s
 [ -s "$RUN/syms" ] || die "no text symbols in $VMLINUX"
 
 for n in lo hi; do
-	eval iters=\$$n
+	case $n in lo) iters=$lo ;; hi) iters=$hi ;; esac
 	rm -f "$RUN/$n.prof"
 	export QEMU_EXTRA="-plugin $SO,out=$RUN/$n.prof"
 	step "insnprof boot $arch $variant $case iters=$iters" \
@@ -131,19 +131,17 @@ for n in lo hi; do
 done
 [ "$(sums)" = "$sum0" ] || die "the kernel in $KDIR changed during the profile (rebuilt?): run again"
 
-# bench_field FILE KEY: a field of a BENCH line.
-bench_field() {
-	tr ' ' '\n' <"$1" | sed -n "s/^$2=//p"
+# bf lo|hi KEY: a field of that run's BENCH line.
+bf() {
+	tr ' ' '\n' <"$RUN/$1.bench" | sed -n "s/^$2=//p"
 }
 for n in lo hi; do
-	for k in iters ptes calls insns insns_sum per_pte; do
-		v=$(bench_field "$RUN/$n.bench" $k)
-		[ -n "$v" ] || die "no $k= in the BENCH line of $RUN/$n.log"
-		eval "${n}_$k=\$v"
+	for k in iters ptes calls insns insns_sum; do
+		bf $n $k | grep -Eqx '[0-9]+' || die "no $k= in the BENCH line of $RUN/$n.log"
 	done
 done
-[ "$lo_iters" = "$lo" ] && [ "$hi_iters" = "$hi" ] ||
-	die "BENCH iters=$lo_iters/$hi_iters, asked for $lo/$hi"
+[ "$(bf lo iters)" = "$lo" ] && [ "$(bf hi iters)" = "$hi" ] ||
+	die "BENCH iters=$(bf lo iters)/$(bf hi iters), asked for $lo/$hi"
 
 # funcs PROF: "function insns tb_execs" per function. Symbols (tag 0) and TB
 # records (tag 1) sorted together by address as fixed-width hex strings: a
@@ -159,9 +157,10 @@ funcs "$RUN/hi.prof" >"$RUN/hi.funcs"
 
 {
 	echo "insnprof $arch $variant $case: iters $lo -> $hi (kernel $KDIR)"
-	awk -v lo_f="$RUN/lo.funcs" -v dptes=$((hi_ptes - lo_ptes)) -v dcalls=$((hi_calls - lo_calls)) \
-		-v diters=$((hi - lo)) -v lo_sum="$lo_insns_sum" -v hi_sum="$hi_insns_sum" \
-		-v hi_insns="$hi_insns" -v hi_ptes="$hi_ptes" -v hi_calls="$hi_calls" -v hi_iters="$hi" '
+	awk -v lo_f="$RUN/lo.funcs" -v dptes=$(($(bf hi ptes) - $(bf lo ptes))) \
+		-v dcalls=$(($(bf hi calls) - $(bf lo calls))) -v diters=$((hi - lo)) \
+		-v lo_sum="$(bf lo insns_sum)" -v hi_sum="$(bf hi insns_sum)" -v hi_insns="$(bf hi insns)" \
+		-v hi_ptes="$(bf hi ptes)" -v hi_calls="$(bf hi calls)" -v hi_iters="$hi" '
 	BEGIN {
 		while ((getline l < lo_f) > 0) { split(l, a, " "); lo[a[1]] = a[2] }
 	}
@@ -176,6 +175,8 @@ funcs "$RUN/hi.prof" >"$RUN/hi.funcs"
 		# Functions below 0.005 insns/PTE either way go into one line.
 		no = 0; other = 0
 		for (f in d) {
+			if (d[f] == 0)
+				continue
 			p = d[f] / dptes
 			if (p < 0.005 && p > -0.005) { other += d[f]; no++; continue }
 			printf "%-40s %10.3f %7.2f %12.1f\n", f, p, 100 * d[f] / tot, d[f] / dcalls | "sort -k2,2gr"
@@ -187,10 +188,45 @@ funcs "$RUN/hi.prof" >"$RUN/hi.funcs"
 		sumd = (hi_sum - lo_sum) / dptes
 		printf "%-40s %10.3f %7s %12.1f\n", "BENCH per_pte (iters=" hi_iters ", median block)", bench, "", hi_insns / hi_calls
 		printf "%-40s %10.3f %7s %12.1f\n", "BENCH insns_sum difference", sumd, "", (hi_sum - lo_sum) / dcalls
-		printf "plugin/BENCH per_pte %.4f, plugin/insns_sum difference %.4f (the difference: user space, %.2f insns/PTE)\n",
+		printf "plugin/BENCH per_pte %.4f, plugin/insns_sum difference %.4f (rest of the latter: user space, background work, %.2f insns/PTE)\n",
 			tot / dptes / bench, tot / dptes / sumd, sumd - tot / dptes
 		r = tot / dptes / bench
 		if (r < 0.97 || r > 1.03) printf "WARNING: plugin total and BENCH per_pte differ by more than 3%%\n"
 	}' "$RUN/hi.funcs"
+	# Per TB of the difference: function+offset, length, executions and
+	# instructions per PTE. A TB whose length differs between translations
+	# (icount cuts some short) has one line per length.
+	awk -v lo_f="$RUN/lo.prof" '
+	BEGIN { while ((getline l < lo_f) > 0) { split(l, a, " "); lo[a[1] " " a[2]] = a[3] } }
+	{ k = $1 " " $2; c = $3 - lo[k]; seen[k] = 1; if (c) printf "%s 1 %s %.0f\n", $1, $2, c }
+	END { for (k in lo) if (!(k in seen)) { split(k, a, " "); printf "%s 1 %s %.0f\n", a[1], a[2], -lo[k] } }' "$RUN/hi.prof" |
+		cat "$RUN/syms" - | LC_ALL=C sort -k1,1 -k2,2n |
+		awk -v dptes=$(($(bf hi ptes) - $(bf lo ptes))) '
+		# The low 48 bits of a 16-digit hex address, exact in a double.
+		function hex(s,    i, v) {
+			v = 0
+			for (i = 5; i <= 16; i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+			return v
+		}
+		$2 == 0 { f = $3; fa = $1; next }
+		{ printf "%s %d %.6f %.6f\n", (f == "" ? $1 : sprintf("%s+0x%x", f, hex($1) - hex(fa))),
+			$3, $4 / dptes, $3 * $4 / dptes }' >"$RUN/tbs"
+	# How often the code runs tells per-PTE loops from per-folio, per-table
+	# and per-call work (one TB run per PTE: 1; once per 16-PTE folio in
+	# one of the two directions: 1/32; once per call: 1/PTEs-per-call).
+	echo
+	echo "by how often a TB runs (once every N PTEs):"
+	awk '{ e = $3; b = e >= 1 / 4 ? 1 : e >= 1 / 128 ? 2 : e >= 1 / 4096 ? 3 : 4; s[b] += $4; t += $4 }
+	END {
+		split("N <= 4 (per-PTE loops)|4 < N <= 128 (per small folio / contpte block)|128 < N <= 4096 (per page table / PMD-sized folio)|N > 4096 (per call, per VMA, background)", l, "|")
+		for (b = 1; b <= 4; b++) printf "%-52s %10.3f %7.2f\n", l[b], s[b], t ? 100 * s[b] / t : 0
+	}' "$RUN/tbs"
+	# The hottest TBs: which code in a function the instructions are
+	# (inlined callees have no symbol of their own).
+	echo
+	echo "hottest translation blocks (start as function+offset):"
+	printf "%-48s %6s %10s %10s\n" "TB" "insns" "execs/PTE" "insns/PTE"
+	sort -k4,4gr "$RUN/tbs" | head -n "${TOP_TBS:-20}" |
+		awk '{ printf "%-48s %6d %10.4f %10.3f\n", $1, $2, $3, $4 }'
 } >"$RUN/table.txt" || die "table failed"
 cat "$RUN/table.txt"
