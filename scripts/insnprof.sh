@@ -3,7 +3,7 @@
 # instructions of one mprotect_bench case go, per kernel function.
 #
 # Boots the existing bench kernel build/kernel/ARCH-VARIANT-bench (it does not
-# build kernels) twice under -icount with the TCG plugin bench/insnprof.c,
+# build kernels) twice under -icount with the TCG plugin bench/tcg/insnprof.c,
 # once with --iters ITERS_LO (default 40) and once with ITERS_HI (default
 # 440). An icount boot is a pure function of its inputs, so the difference of
 # the two profiles is the kernel work of the extra ITERS_HI - ITERS_LO timed
@@ -85,10 +85,10 @@ fi
 
 # --- the plugin
 SO=$OUT/libinsnprof.so
-if [ ! -f "$SO" ] || [ -n "$(find "$TOP/bench/insnprof.c" "$HDR/qemu-plugin.h" -newer "$SO")" ]; then
+if [ ! -f "$SO" ] || [ -n "$(find "$TOP/bench/tcg/insnprof.c" "$HDR/qemu-plugin.h" -newer "$SO")" ]; then
 	step "plugin libinsnprof.so" "$OUT/log/plugin.log" \
 		gcc -shared -fPIC -O2 -Wall -Wextra -Wno-unused-parameter -I "$HDR" \
-		-o "$SO" "$TOP/bench/insnprof.c" || die "plugin build failed"
+		-o "$SO" "$TOP/bench/tcg/insnprof.c" || die "plugin build failed"
 fi
 
 # --- guest programs and the two initramfs images. guest.sh runs source.sh
