@@ -45,10 +45,11 @@ check: deps
 
 # check on every booted arch (arm64 with 64K pages, ppc64le with the radix
 # and the hash MMU, riscv64), plus the prefix
-# walk on arm64 as well (make check: x86_64 only) and the build with
-# Debian's amd64 config.
+# walk on arm64 as well (make check: x86_64 only), the build with
+# Debian's amd64 config, and the mainline edition's tests (ML_ARCHES).
 check-all: deps
 	@ARCHES="$${ARCHES:-x86_64 arm64 s390x arm64-64k ppc64le ppc64le-hash riscv64}" PREFIX_ARCHES="x86_64 arm64" \
+		ML_ARCHES="$${ML_ARCHES-x86_64 arm64}" \
 		MATRIX_ARCHES="x86_64 arm64 i386 arm riscv64 s390x powerpc64le" \
 		MATRIX_CHECKS="checkpatch arches warnings prefixes debian" $(S)/check.sh
 

@@ -96,6 +96,31 @@ for arch in $ARCHES; do
 	fi
 done
 
+# The mainline edition (ML_ARCHES, make check-all: x86_64 arm64): 7.2 and
+# 7.2 with patches/mainline run our tests and the 7.2 tree's mm selftests on
+# their test kernels; 7.2 + series may have no selftest failure that 7.2
+# does not have, and must pass our tests.
+for arch in $ML_ARCHES; do
+	load_arch "$arch"
+	for v in mainline mainline-patched; do
+		"$TOP/scripts/kernel.sh" "$arch" "$v" test || fail_unit "$arch-kernel-$v-test"
+	done
+	"$TOP/scripts/kselftests.sh" "$arch" mainline || fail_unit "$arch-ml-kselftests-build"
+	list=$BUILD/runs/check-$arch-ml.list
+	sed "s|@SMOKE_ARGS@|${SMOKE_ARGS:---nodes 2}|" "$TEST_LIST" >"$list"
+	kselftest_list "$arch" ml >>"$list"
+	own=$(runlist_progs <"$TEST_LIST" | tr '\n' ' ')
+	kst=$(kselftest_list "$arch" ml | runlist_progs | tr '\n' ' ')
+	for v in mainline mainline-patched; do
+		[ -f "$(kernel_dir "$v" test)/$KIMAGE" ] || continue
+		NOCOUNT=1 "$TOP/scripts/run-guest.sh" "$arch" "$v" test test "$list" "$arch-$v-tests"
+		PROGS=$own SKIPS=$TOP/tests/skips/$arch.list \
+			"$TOP/scripts/tap-summary.sh" "$arch-$v-tests" "$BUILD/runs/$arch-$v-tests.log" | sed 's/^/    /'
+	done
+	PROGS=$kst "$TOP/scripts/kselftest-compare.sh" "$arch-ml-kselftests" \
+		"$BUILD/runs/$arch-mainline-tests.log" "$BUILD/runs/$arch-mainline-patched-tests.log" | sed 's/^/    /'
+done
+
 # Host-only self-tests: the harness's counting rules (deliberately broken
 # logs must count as failures), the benchmark's table/CSV scripts and its
 # program's options.

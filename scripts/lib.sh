@@ -80,8 +80,18 @@ runlist_progs() {
 		awk '{ i = 1; while ($i ~ /^@/ || $i == "retry" || $i == "norandmaps") i++; print $i }' | sort -u
 }
 
-# kselftest_list ARCH: the run list of mm selftests for ARCH.
+# kselftest_list ARCH [PREFIX]: the run list of mm selftests for ARCH; with
+# PREFIX, each program's name is PREFIX-NAME (the 7.2 tree's selftests are
+# built as ml-NAME beside 6.12's, see kselftests.sh).
 kselftest_list() {
 	grep -v '^[[:space:]]*\(#\|$\)' "$TOP/tests/kselftests.list" |
-		awk -v a="$1" '$1 ~ /^arch=/ { if ($1 != "arch=" a) next; $1 = "" } { sub(/^ /, ""); print }'
+		awk -v a="$1" -v pre="$2" '$1 ~ /^arch=/ { if ($1 != "arch=" a) next; $1 = "" }
+		{ sub(/^ /, ""); $0 = $0
+		  if (pre != "")
+			for (i = 1; i <= NF; i++)
+				if ($i !~ /^@/ && $i != "retry" && $i != "norandmaps") {
+					$i = pre "-" $i
+					break
+				}
+		  print }'
 }
