@@ -16,7 +16,8 @@
 # REPEAT times under icount beside the two 6.12 kernels),
 # ML_EDITION=no (skip the mainline edition: 7.2 with the series of
 # patches/mainline/ and 7.2 with its batching taken out, booted like 7.2;
-# its tables are the configs "<config>-ml").
+# its tables are the configs "<config>-ml"), ML_CONFIGS (the configs that
+# get it; default: all of ARCHES).
 . "$(dirname "$0")/lib.sh"
 
 # The benchmark's config matrix: the distribution-like configs (x86_64,
@@ -61,8 +62,11 @@ for arch in $ARCHES; do
 	"$TOP/scripts/guest.sh" "$arch" "$TOP/guest/init.c" "$TOP/bench/mprotect_bench.c" || exit 1
 	variants="stock patched"
 	[ "${MAINLINE:-yes}" = no ] || variants="$variants mainline"
-	[ "${MAINLINE:-yes}" = no ] || [ "${ML_EDITION:-yes}" = no ] ||
-		variants="$variants mainline-nobatch mainline-patched"
+	if [ "${MAINLINE:-yes}" != no ] && [ "${ML_EDITION:-yes}" != no ]; then
+		case " ${ML_CONFIGS:-$ARCHES} " in
+		*" $arch "*) variants="$variants mainline-nobatch mainline-patched" ;;
+		esac
+	fi
 	for v in $variants; do
 		# NOBUILD=1: use the kernels as built (e.g. while another build runs).
 		if [ -n "$NOBUILD" ]; then
