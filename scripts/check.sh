@@ -6,6 +6,8 @@
 . "$(dirname "$0")/lib.sh"
 
 ARCHES=${ARCHES:-x86_64 arm64 s390x}
+# ARCHES=none: only what follows the per-arch tests (e.g. ML_ARCHES=x86_64).
+[ "$ARCHES" = none ] && ARCHES=
 RESULTS=$BUILD/results.txt
 export RESULTS
 mkdir -p "$BUILD/runs"
