@@ -16,7 +16,8 @@ with_count() {
 	d=$BUILD/series/$1
 	rm -rf "$d" && mkdir -p "$d" || die "cannot create $d"
 	if [ -n "$2" ]; then
-		cp "$2"/* "$d/" || die "cannot copy $2"
+		# Files only: patches/ has the mainline edition in a directory.
+		cp "$2"/series "$2"/[0-9]*.patch "$d/" || die "cannot copy $2"
 	fi
 	cp "$TOP/bench/tlbcount.patch" "$d/" && echo tlbcount.patch >>"$d/series" ||
 		die "cannot add bench/tlbcount.patch to $d"
