@@ -10,7 +10,7 @@ load_arch "$arch"
 "$TOP/scripts/guest.sh" "$arch" "$TOP/guest/init.c" || exit 1
 out=$BUILD/guest/$arch
 case $tree in
-stock) pre= build=$out hdr=$BUILD/headers/$arch ;;
+stock) pre='' build=$out hdr=$BUILD/headers/$arch ;;
 mainline) pre=ml build=$out/ml-build hdr=$BUILD/headers/$arch-ml
 	"$TOP/scripts/source.sh" mainline || exit 1
 	# 7.2's selftests use 7.2's uapi (guard regions, newer prctls, ...).
