@@ -102,10 +102,9 @@ done
 # 7.2 with patches/mainline run our tests and the 7.2 tree's mm selftests on
 # their test kernels. 7.2 + series may have no failure, of our tests or of
 # the selftests, that 7.2 does not have. 7.2's own failures are shown, not
-# counted: some are 7.2's bugs that the series fixes (the write-notify
-# tests); the soft-dirty tests fail on 7.2 with and without the series (a
-# clean page of the mprotect()ed range reads soft-dirty; not investigated:
-# 7.2 keeps VM_SOFTDIRTY sticky on VMA merges, a likely cause).
+# counted: 7.2's bugs that the series fixes (the write-notify tests: clean
+# PTEs made writable; on x86_64 the soft-dirty tests of large folios: the
+# batch's merged dirty bit sets soft-dirty too).
 for arch in $ML_ARCHES; do
 	load_arch "$arch"
 	for v in mainline mainline-patched; do
