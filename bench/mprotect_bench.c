@@ -29,6 +29,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/personality.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -39,6 +40,13 @@
 #endif
 #ifndef MADV_HUGEPAGE
 #define MADV_HUGEPAGE 14
+#endif
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25
+#endif
+#ifndef PR_SET_THP_DISABLE
+#define PR_SET_THP_DISABLE 41
+#define PR_GET_THP_DISABLE 42
 #endif
 #ifndef MFD_CLOEXEC
 #define MFD_CLOEXEC 0x0001U
@@ -59,11 +67,20 @@ enum map_shape {
 	SHAPE_PMD,	/* PMD-mapped THP */
 	SHAPE_PMD_SPLIT,	/* PMD THP, PMD split: PTE-mapped THP */
 	/*
-	 * PTE-mapped THP as above, and the VMA made MADV_NOHUGEPAGE before
-	 * the timed loop: large folios in a VMA whose THP settings now forbid
-	 * new ones.
+	 * shmem populated with small folios while every THP setting is
+	 * "never", made PMD THPs by MADV_COLLAPSE, then PTE-mapped as above.
 	 */
-	SHAPE_PMD_SPLIT_NOHUGE,
+	SHAPE_COLLAPSE,
+};
+
+/*
+ * What changes after the region is populated, before the timed loop: large
+ * folios in a VMA or process whose THP settings now forbid new ones.
+ */
+enum after_populate {
+	AFTER_NONE,
+	AFTER_NOHUGEPAGE,	/* madvise(MADV_NOHUGEPAGE) on the region */
+	AFTER_THP_DISABLE,	/* prctl(PR_SET_THP_DISABLE), reset after */
 };
 
 struct bcase {
@@ -83,6 +100,19 @@ struct bcase {
 	 * loop: small folios in a VMA where large ones are allowed.
 	 */
 	unsigned long thp_on_kb;
+	enum after_populate after;
+	/*
+	 * THP "enabled" is "always" (PMD size "inherit") and the region gets
+	 * no MADV_HUGEPAGE; the setting stays for the timed loop.
+	 */
+	int thp_always;
+	/*
+	 * The ranges each mprotect() changes, when not the whole region: from
+	 * @off_kb, @len_kb long (0: the region less @off_kb at both ends),
+	 * every @stride_kb (0: one range). Each range is a VMA of its own: the
+	 * gaps between them are made MADV_DONTFORK, so they never merge.
+	 */
+	unsigned long off_kb, len_kb, stride_kb;
 };
 
 #define KiB(x)	((size_t)(x) << 10)
@@ -95,13 +125,13 @@ struct bcase {
 
 #define ANON_RORW(n, kb) \
 	{ n, K_ANON, kb, SHAPE_PTE, RO, RW, 0, DEF_SIZE, DEF_ITERS, 0, \
-	  "anon " #kb "K folios, RO<->RW", 0 }
+	  "anon " #kb "K folios, RO<->RW", .thp_on_kb = 0 }
 #define ANON_NONERW(n, kb) \
 	{ n, K_ANON, kb, SHAPE_PTE, NONE, RW, 0, DEF_SIZE, DEF_ITERS, 0, \
-	  "anon " #kb "K folios, NONE<->RW", 0 }
+	  "anon " #kb "K folios, NONE<->RW", .thp_on_kb = 0 }
 /* 4K pages in a fixed small region (--size does not apply): cost per call */
 #define FIXED_4K(n, a, w, sz, it, d) \
-	{ n, K_ANON, 4, SHAPE_PTE, a, RW, w, sz, it, 1, d, 0 }
+	{ n, K_ANON, 4, SHAPE_PTE, a, RW, w, sz, it, 1, d, .thp_on_kb = 0 }
 #define NONERW_4K(n, sz, it) \
 	FIXED_4K(n, NONE, 0, sz, it, \
 		 "anon 4K pages, NONE<->RW, fixed small region")
@@ -113,10 +143,15 @@ struct bcase {
 #define SMALL_4K(n, a, w, sz, d) \
 	FIXED_4K(n, a, w, sz, 2000, "anon 4K pages, small call, " d)
 
+/*
+ * The fields after the description are named: a case names those it sets
+ * (-Wmissing-field-initializers is quiet about lists with a designator).
+ */
 static const struct bcase cases[] = {
 	/* Seed: Dev Jain's cover letter T1..T3 */
 	{ "rorw-thp-pte", K_ANON, 2048, SHAPE_PMD_SPLIT, RO, RW, 0,
-	  DEF_SIZE, DEF_ITERS, 0, "PMD THP split to PTE mappings, RO<->RW", 0 },
+	  DEF_SIZE, DEF_ITERS, 0, "PMD THP split to PTE mappings, RO<->RW",
+	  .thp_on_kb = 0 },
 	ANON_RORW("rorw-64k", 64),
 	ANON_RORW("rorw-4k", 4),
 	/* mTHP size sweep */
@@ -127,18 +162,21 @@ static const struct bcase cases[] = {
 	ANON_RORW("rorw-512k", 512),
 	ANON_RORW("rorw-1m", 1024),
 	{ "rorw-2m-pmd", K_ANON, 2048, SHAPE_PMD, RO, RW, 0,
-	  DEF_SIZE, DEF_ITERS, 0, "PMD-mapped THP, RO<->RW", 0 },
+	  DEF_SIZE, DEF_ITERS, 0, "PMD-mapped THP, RO<->RW", .thp_on_kb = 0 },
 	/* MM_CP_TRY_CHANGE_WRITABLE: RO, RW, write one byte per page */
 	{ "rorw-write-4k", K_ANON, 4, SHAPE_PTE, RO, RW, 1,
-	  DEF_SIZE, DEF_ITERS, 0, "4K pages, RO, RW, write each page", 0 },
+	  DEF_SIZE, DEF_ITERS, 0, "4K pages, RO, RW, write each page",
+	  .thp_on_kb = 0 },
 	{ "rorw-write-64k", K_ANON, 64, SHAPE_PTE, RO, RW, 1,
-	  DEF_SIZE, DEF_ITERS, 0, "64K mTHP, RO, RW, write each page", 0 },
-	{ "rorw-thp-nohuge", K_ANON, 2048, SHAPE_PMD_SPLIT_NOHUGE, RO, RW, 0,
+	  DEF_SIZE, DEF_ITERS, 0, "64K mTHP, RO, RW, write each page",
+	  .thp_on_kb = 0 },
+	{ "rorw-thp-nohuge", K_ANON, 2048, SHAPE_PMD_SPLIT, RO, RW, 0,
 	  DEF_SIZE, DEF_ITERS, 0,
-	  "PTE-mapped THP, VMA made MADV_NOHUGEPAGE after, RO<->RW", 0 },
+	  "PTE-mapped THP, VMA made MADV_NOHUGEPAGE after, RO<->RW",
+	  .after = AFTER_NOHUGEPAGE },
 	{ "rorw-write-thp", K_ANON, 2048, SHAPE_PMD_SPLIT, RO, RW, 1,
 	  DEF_SIZE, DEF_ITERS, 0,
-	  "PTE-mapped THP, RO, RW, write each page", 0 },
+	  "PTE-mapped THP, RO, RW, write each page", .thp_on_kb = 0 },
 	/* Small-folio regression shapes */
 	NONERW_4K("nonerw-4k-4KiB", KiB(4), 2000),
 	NONERW_4K("nonerw-4k-40KiB", KiB(40), 1000),
@@ -157,21 +195,63 @@ static const struct bcase cases[] = {
 	SMALL_4K("rorw-4k-w-16KiB", RO, 1, KiB(16), "RO<->RW, write"),
 	{ "nonerw-4k-mthp-on", K_ANON, 4, SHAPE_PTE, NONE, RW, 0, KiB(4000), 40,
 	  1, "anon 4K pages, NONE<->RW, 64K mTHP enabled after population",
-	  64 },
+	  .thp_on_kb = 64 },
 	{ "memfd-rorw-4k", K_MEMFD, 4, SHAPE_PTE, RO, RW, 0,
-	  DEF_SIZE, DEF_ITERS, 0, "dirty shared memfd, 4K pages, RO<->RW", 0 },
+	  DEF_SIZE, DEF_ITERS, 0, "dirty shared memfd, 4K pages, RO<->RW",
+	  .thp_on_kb = 0 },
 	/* The shared-dirty toggle of an upstream regression report (16 MiB) */
 	{ "shmem-rorw-write-4k", K_SHMEM, 4, SHAPE_PTE, RO, RW, 1,
 	  MiB(16), DEF_ITERS, 0,
-	  "MAP_SHARED|MAP_ANONYMOUS 4K pages, RO, RW, write each page", 0 },
+	  "MAP_SHARED|MAP_ANONYMOUS 4K pages, RO, RW, write each page",
+	  .thp_on_kb = 0 },
 	ANON_NONERW("nonerw-16k", 16),
 	ANON_NONERW("nonerw-32k", 32),
 	ANON_NONERW("nonerw-64k", 64),
 	{ "nonerw-thp-pte", K_ANON, 2048, SHAPE_PMD_SPLIT, NONE, RW, 0,
-	  DEF_SIZE, DEF_ITERS, 0, "PTE-mapped THP, NONE<->RW", 0 },
+	  DEF_SIZE, DEF_ITERS, 0, "PTE-mapped THP, NONE<->RW", .thp_on_kb = 0 },
 	/* Shared anonymous memory (shmem) with 64K mTHP */
 	{ "shmem-rorw-64k", K_SHMEM, 64, SHAPE_PTE, RO, RW, 0,
-	  DEF_SIZE, DEF_ITERS, 0, "MAP_SHARED|MAP_ANONYMOUS 64K mTHP, RO<->RW", 0 },
+	  DEF_SIZE, DEF_ITERS, 0, "MAP_SHARED|MAP_ANONYMOUS 64K mTHP, RO<->RW",
+	  .thp_on_kb = 0 },
+	/*
+	 * Large folios where the VMA's or the process's THP settings say
+	 * that none can be mapped (a test in mprotect() that asked them
+	 * would not batch these).
+	 */
+	{ "rorw-thp-prctl", K_ANON, 2048, SHAPE_PMD_SPLIT, RO, RW, 0,
+	  DEF_SIZE, DEF_ITERS, 0,
+	  "PTE-mapped THP, then prctl(PR_SET_THP_DISABLE), RO<->RW",
+	  .after = AFTER_THP_DISABLE },
+	{ "shmem-rorw-thp-pte", K_SHMEM, 2048, SHAPE_PMD_SPLIT, RO, RW, 0,
+	  DEF_SIZE, DEF_ITERS, 0,
+	  "MAP_SHARED|MAP_ANONYMOUS PTE-mapped THP, RO<->RW", .thp_on_kb = 0 },
+	{ "shmem-rorw-thp-nohuge", K_SHMEM, 2048, SHAPE_PMD_SPLIT, RO, RW, 0,
+	  DEF_SIZE, DEF_ITERS, 0,
+	  "shmem PTE-mapped THP, VMA made MADV_NOHUGEPAGE after, RO<->RW",
+	  .after = AFTER_NOHUGEPAGE },
+	{ "shmem-rorw-thp-collapse", K_SHMEM, 2048, SHAPE_COLLAPSE, RO, RW, 0,
+	  DEF_SIZE, DEF_ITERS, 0,
+	  "shmem THP made by MADV_COLLAPSE, shmem THP never, PTE-mapped, RO<->RW",
+	  .thp_on_kb = 0 },
+	/* 1 MiB into each 4 MiB: VMAs of 2 MiB that hold no aligned 2 MiB */
+	{ "rorw-thp-unaligned", K_ANON, 2048, SHAPE_PMD_SPLIT, RO, RW, 0,
+	  DEF_SIZE, DEF_ITERS, 0,
+	  "THP always, no madvise; 2M VMAs 1M off PMD alignment, RO<->RW",
+	  .thp_always = 1, .off_kb = 1024, .len_kb = 2048, .stride_kb = 4096 },
+	{ "rorw-64k-unaligned", K_ANON, 64, SHAPE_PTE, RO, RW, 0,
+	  DEF_SIZE, DEF_ITERS, 0,
+	  "64K mTHP, range 32K off 64K alignment at both ends, RO<->RW",
+	  .off_kb = 32 },
+	/* 64K calls, each over the halves of two 64K folios */
+	{ "rorw-64k-straddle", K_ANON, 64, SHAPE_PTE, RO, RW, 0,
+	  DEF_SIZE, DEF_ITERS, 0,
+	  "64K mTHP, 64K VMAs 32K off alignment, one call each, RO<->RW",
+	  .off_kb = 32, .len_kb = 64, .stride_kb = 128 },
+	/* 32K calls, each over the first half of a 64K folio */
+	{ "rorw-64k-half", K_ANON, 64, SHAPE_PTE, RO, RW, 0,
+	  DEF_SIZE, DEF_ITERS, 0,
+	  "64K mTHP, the first half of each folio, one call each, RO<->RW",
+	  .len_kb = 32, .stride_kb = 64 },
 };
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -454,6 +534,29 @@ static int set_thp(unsigned long anon_kb, unsigned long shmem_kb,
 	return 0;
 }
 
+/*
+ * THP "enabled" at "always", with the PMD size inheriting it, and every
+ * other size and shmem at "never": THP as distributions that enable it for
+ * all memory run it.
+ */
+static int set_thp_always(const char **reason)
+{
+	char path[160];
+
+	if (!knob_path_exists(THP_DIR "/enabled")) {
+		*reason = "no-thp-sysfs";
+		return -1;
+	}
+	if (set_thp(0, 0, reason))
+		return -1;
+	snprintf(path, sizeof(path), THP_DIR "/hugepages-%lukB/enabled",
+		 pmd_kb);
+	if (set_knob(path, "inherit", 1, reason) ||
+	    set_knob(THP_DIR "/enabled", "always", 1, reason))
+		return -1;
+	return 0;
+}
+
 /* ---------------------------------------------------------------- */
 /* Folio checks */
 
@@ -493,11 +596,18 @@ static int read_counters(const struct bcase *c, struct counters *ct)
 	return 0;
 }
 
-/* AnonHugePages (kB) of the VMA starting at @start, or -1. */
-static long long smaps_anon_huge(void *start)
+/*
+ * The kB of memory that [@start, @start + @size) maps with PMDs, summed over
+ * the VMAs in it from /proc/self/smaps (AnonHugePages, or ShmemPmdMapped for
+ * shmem), or -1 if the first VMA has no entry.
+ */
+static long long smaps_pmd_mapped(const struct bcase *c, char *start,
+				  size_t size)
 {
-	unsigned long lo, want = (unsigned long)start;
-	long long kb = -1;
+	const char *field = c->kind == K_ANON ? "AnonHugePages:" :
+						"ShmemPmdMapped:";
+	unsigned long lo, hi, want = (unsigned long)start;
+	long long kb = -1, v;
 	char line[512];
 	int in_vma = 0;
 	FILE *f;
@@ -506,18 +616,16 @@ static long long smaps_anon_huge(void *start)
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
-		unsigned long hi;
-		long long v;
-
 		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 &&
 		    strchr(line, '-') < strchr(line, ' ')) {
-			in_vma = lo == want;
+			in_vma = lo >= want && hi <= want + size;
+			if (lo == want)
+				kb = 0;
 			continue;
 		}
-		if (in_vma && sscanf(line, "AnonHugePages: %lld kB", &v) == 1) {
-			kb = v;
-			break;
-		}
+		if (in_vma && kb >= 0 && !strncmp(line, field, strlen(field)) &&
+		    sscanf(line + strlen(field), "%lld kB", &v) == 1)
+			kb += v;
 	}
 	if (fclose(f))
 		return -1;
@@ -718,7 +826,7 @@ static void map_region(const struct bcase *c, size_t size, struct region *r)
 	}
 	if (mmap(r->p, size, RW, flags, r->fd, 0) != r->p)
 		die("mmap region of %zu bytes", size);
-	if (c->folio_kb > 4 && c->kind == K_ANON &&
+	if (c->folio_kb > 4 && c->kind == K_ANON && !c->thp_always &&
 	    madvise(r->p, size, MADV_HUGEPAGE))
 		die("madvise(MADV_HUGEPAGE)");
 }
@@ -796,8 +904,13 @@ static void populate(const struct bcase *c, struct region *r)
 		die("munmap scratch");
 }
 
-/* Split every PMD mapping in the region, leaving PTE-mapped THPs. */
-static void split_pmds(char *p, size_t size)
+/*
+ * Split every PMD mapping in the region, leaving PTE-mapped THPs: an
+ * mprotect() of its first page splits the VMA there, and with it the PMD.
+ * Splitting a shmem PMD only unmaps it: its pages are faulted in again
+ * while the VMA holds no whole PMD range, so by PTEs.
+ */
+static void split_pmds(const struct bcase *c, char *p, size_t size)
 {
 	size_t pmd = pmd_kb * 1024;
 	size_t off;
@@ -805,8 +918,49 @@ static void split_pmds(char *p, size_t size)
 	for (off = 0; off < size; off += pmd) {
 		if (mprotect(p + off, page_size, RO))
 			die("mprotect split");
+		if (c->kind != K_ANON)
+			touch(p + off + page_size, pmd - page_size);
 		if (mprotect(p + off, page_size, RW))
 			die("mprotect unsplit");
+	}
+	/* The first page of each, now in a page table that is there. */
+	if (c->kind != K_ANON)
+		touch(p, size);
+}
+
+/* The ranges that each half of a cycle changes, one mprotect() each. */
+struct ranges {
+	size_t off, len, step, n;
+};
+
+static void get_ranges(const struct bcase *c, size_t size, struct ranges *rg)
+{
+	rg->off = KiB(c->off_kb);
+	rg->len = c->len_kb ? KiB(c->len_kb) : size - 2 * rg->off;
+	rg->step = c->stride_kb ? KiB(c->stride_kb) : size;
+	rg->n = size / rg->step;
+}
+
+/*
+ * Make each range a VMA of its own, for good: the gaps around the ranges
+ * get VM_DONTCOPY, so that a range never merges with them whatever its
+ * protection. Splitting the VMA splits the PMD mappings across the gaps'
+ * edges.
+ */
+static void make_range_vmas(const struct bcase *c, char *p, size_t size)
+{
+	struct ranges rg;
+	size_t k, at = 0;
+
+	if (!c->off_kb && !c->len_kb)
+		return;
+	get_ranges(c, size, &rg);
+	for (k = 0; k <= rg.n; k++) {
+		size_t next = k < rg.n ? rg.off + k * rg.step : size;
+
+		if (next > at && madvise(p + at, next - at, MADV_DONTFORK))
+			die("madvise(MADV_DONTFORK) gap");
+		at = next + rg.len;
 	}
 }
 
@@ -860,12 +1014,19 @@ static uint64_t now_ns(void)
 
 static void cycle(const struct bcase *c, char *p, size_t size)
 {
-	if (mprotect(p, size, c->prot_a))
-		die("mprotect(%d)", c->prot_a);
-	if (mprotect(p, size, c->prot_b))
-		die("mprotect(%d)", c->prot_b);
+	struct ranges rg;
+	size_t k;
+
+	get_ranges(c, size, &rg);
+	for (k = 0; k < rg.n; k++)
+		if (mprotect(p + rg.off + k * rg.step, rg.len, c->prot_a))
+			die("mprotect(%d)", c->prot_a);
+	for (k = 0; k < rg.n; k++)
+		if (mprotect(p + rg.off + k * rg.step, rg.len, c->prot_b))
+			die("mprotect(%d)", c->prot_b);
 	if (c->write)
-		touch(p, size);
+		for (k = 0; k < rg.n; k++)
+			touch(p + rg.off + k * rg.step, rg.len);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -920,24 +1081,27 @@ static int verify(const struct bcase *c, struct region *r,
 	long long ah;
 	int lay;
 
-	ah = smaps_anon_huge(r->p);
-	if (c->kind == K_ANON) {
-		if (ah < 0) {
-			*reason = "no-smaps-entry";
-			return -1;
-		}
-		if (c->shape == SHAPE_PMD && (size_t)ah * 1024 != size) {
-			*reason = "not-pmd-mapped";
-			return -1;
-		}
-		if (c->shape != SHAPE_PMD && ah != 0) {
-			*reason = "unexpected-pmd-mapping";
-			return -1;
-		}
+	ah = smaps_pmd_mapped(c, r->p, size);
+	if (ah < 0) {
+		*reason = "no-smaps-entry";
+		return -1;
+	}
+	if (c->shape == SHAPE_PMD && (size_t)ah * 1024 != size) {
+		*reason = "not-pmd-mapped";
+		return -1;
+	}
+	if (c->shape != SHAPE_PMD && ah != 0) {
+		*reason = "unexpected-pmd-mapping";
+		return -1;
 	}
 	lay = check_layout(r->p, size, c->folio_kb, reason, congruent);
 	if (lay < 0)
 		return -1;
+	/* Only the page flags tell what MADV_COLLAPSE made. */
+	if (!lay && c->shape == SHAPE_COLLAPSE) {
+		*reason = "folios-unverifiable";
+		return -1;
+	}
 	*how = lay ? "kpageflags+stats" : "stats";
 	return 0;
 }
@@ -957,17 +1121,20 @@ static int run_case(const struct bcase *c, size_t size_opt,
 	struct counters before, after;
 	struct tlb_flushes tlb0, tlb1;
 	long long f0, f1;
-	uint64_t t0, t1, ptes, insns;
+	uint64_t t0, t1, calls, ptes, insns;
+	struct ranges rg;
 	struct region r;
 	char fb[24];
 
-	if (c->folio_kb > 4) {
+	/* MADV_COLLAPSE makes the large folios of SHAPE_COLLAPSE. */
+	if (c->folio_kb > 4 && c->shape != SHAPE_COLLAPSE) {
 		if (c->kind == K_ANON)
 			anon_kb = c->folio_kb;
 		else
 			shmem_kb = c->folio_kb;
 	}
-	if (set_thp(anon_kb, shmem_kb, &reason)) {
+	if (c->thp_always ? set_thp_always(&reason) :
+			    set_thp(anon_kb, shmem_kb, &reason)) {
 		skip(c, reason);
 		return -1;
 	}
@@ -981,7 +1148,15 @@ static int run_case(const struct bcase *c, size_t size_opt,
 		reason = "no-mthp-stats";
 		goto skipped;
 	}
-	if (c->folio_kb > 4) {
+	if (c->shape == SHAPE_COLLAPSE) {
+		if (madvise(r.p, size, MADV_COLLAPSE)) {
+			reason = errno == EINVAL ? "no-madv-collapse" :
+						   "madv-collapse-failed";
+			goto skipped;
+		}
+		/* Fault the new folios in: PMD-mapped. */
+		touch(r.p, size);
+	} else if (c->folio_kb > 4) {
 		if (after.alloc - before.alloc < (long long)nfolios) {
 			reason = "too-few-large-folios-allocated";
 			goto skipped;
@@ -991,19 +1166,23 @@ static int run_case(const struct bcase *c, size_t size_opt,
 			goto skipped;
 		}
 	}
-	if (c->shape == SHAPE_PMD_SPLIT || c->shape == SHAPE_PMD_SPLIT_NOHUGE) {
+	if (c->shape == SHAPE_PMD_SPLIT || c->shape == SHAPE_COLLAPSE) {
 		/* Populated as PMD THP: check, then PTE-map it. */
-		long long ah = smaps_anon_huge(r.p);
+		long long ah = smaps_pmd_mapped(c, r.p, size);
 
 		if (ah < 0 || (size_t)ah * 1024 != size) {
 			reason = "thp-not-pmd-mapped-before-split";
 			goto skipped;
 		}
-		/* Keep khugepaged away from the PTE-mapped THPs. */
-		if (set_thp(0, 0, &reason))
+		/*
+		 * Keep khugepaged away from the PTE-mapped THPs (with THP
+		 * "always", the VMAs hold no aligned PMD range for it).
+		 */
+		if (!c->thp_always && set_thp(0, 0, &reason))
 			goto skipped;
-		split_pmds(r.p, size);
+		split_pmds(c, r.p, size);
 	}
+	make_range_vmas(c, r.p, size);
 	if (verify(c, &r, &reason, &how, &congruent))
 		goto skipped;
 	if (c->folio_kb == 4 && !strcmp(how, "stats") &&
@@ -1014,9 +1193,13 @@ static int run_case(const struct bcase *c, size_t size_opt,
 
 	if (c->thp_on_kb && set_thp(c->thp_on_kb, 0, &reason))
 		goto skipped;
-	if (c->shape == SHAPE_PMD_SPLIT_NOHUGE &&
+	if (c->after == AFTER_NOHUGEPAGE &&
 	    madvise(r.p, size, MADV_NOHUGEPAGE))
 		die("madvise(MADV_NOHUGEPAGE)");
+	if (c->after == AFTER_THP_DISABLE &&
+	    (prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) ||
+	     prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0) != 1))
+		die("prctl(PR_SET_THP_DISABLE)");
 
 	/* One untimed warm-up cycle, then the timed loop. */
 	cycle(c, r.p, size);
@@ -1027,19 +1210,23 @@ static int run_case(const struct bcase *c, size_t size_opt,
 	t1 = timed_loop(c, r.p, size, iters, t0, &insns);
 	f1 = minflt();
 	read_tlb_flushes(&tlb1);
+	if (c->after == AFTER_THP_DISABLE &&
+	    prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0))
+		die("prctl(PR_SET_THP_DISABLE, 0)");
 
 	if (verify(c, &r, &reason, &how, NULL)) {
 		reason = reason ? reason : "layout-changed";
 		goto skipped;
 	}
-	ptes = (uint64_t)2 * iters * (size / page_size);
-	printf("BENCH case=%s insns=%" PRIu64 " calls=%u ptes=%" PRIu64
+	get_ranges(c, size, &rg);
+	calls = (uint64_t)2 * iters * rg.n;
+	ptes = calls * (rg.len / page_size);
+	printf("BENCH case=%s insns=%" PRIu64 " calls=%" PRIu64 " ptes=%" PRIu64
 	       " per_pte=%.2f faults=%lld per_call=%" PRIu64
 	       " folio=%s size=%zu iters=%u map=%s kind=%s prot=%s verify=%s"
 	       " congruent64k=%zu/%zu insns_sum=%" PRIu64,
-	       c->name, insns, 2 * iters, ptes,
-	       (double)insns / (double)ptes, f1 - f0,
-	       insns / (2 * (uint64_t)iters),
+	       c->name, insns, calls, ptes,
+	       (double)insns / (double)ptes, f1 - f0, insns / calls,
 	       fmt_kb(c->folio_kb, fb, sizeof(fb)), size, iters,
 	       c->shape == SHAPE_PMD ? "pmd" : "pte",
 	       c->kind == K_ANON ? "anon" :
@@ -1050,9 +1237,9 @@ static int run_case(const struct bcase *c, size_t size_opt,
 	/* Flushes per mprotect() call (all that the timed loop issued). */
 	if (tlb0.range >= 0 && tlb1.range >= 0)
 		printf(" tlb_range=%.3f tlb_pages=%.3f tlb_mm=%.3f",
-		       (double)(tlb1.range - tlb0.range) / (2.0 * iters),
-		       (double)(tlb1.pages - tlb0.pages) / (2.0 * iters),
-		       (double)(tlb1.mm - tlb0.mm) / (2.0 * iters));
+		       (double)(tlb1.range - tlb0.range) / calls,
+		       (double)(tlb1.pages - tlb0.pages) / calls,
+		       (double)(tlb1.mm - tlb0.mm) / calls);
 	printf("\n");
 	fflush(stdout);
 	unmap_region(&r);
@@ -1238,6 +1425,8 @@ int main(int argc, char **argv)
 			continue;
 		if (c->shape != SHAPE_PTE || c->kind == K_SHMEM)
 			unit = pmd_kb * 1024 > unit ? pmd_kb * 1024 : unit;
+		if (KiB(c->stride_kb) > unit)
+			unit = KiB(c->stride_kb);
 		if (unit < page_size)
 			unit = page_size;
 		if (size % unit) {

@@ -74,7 +74,11 @@ log() {
 			  "rorw-4k-w-8KiB:4K rorw-4k-w-16KiB:4K " \
 			  "memfd-rorw-4k:4K shmem-rorw-write-4k:4K " \
 			  "nonerw-16k:16K nonerw-32k:32K " \
-			  "shmem-rorw-64k:64K", c, " ")
+			  "shmem-rorw-64k:64K rorw-thp-prctl:2M " \
+			  "shmem-rorw-thp-pte:2M shmem-rorw-thp-nohuge:2M " \
+			  "shmem-rorw-thp-collapse:2M rorw-thp-unaligned:2M " \
+			  "rorw-64k-unaligned:64K rorw-64k-straddle:64K " \
+			  "rorw-64k-half:64K", c, " ")
 		for (i = 1; i <= n; i++) {
 			split(c[i], f, ":")
 			large = f[2] != "4K" && f[2] != "16K" && f[2] != "32K"
