@@ -241,7 +241,7 @@ function show(a, c, r,    f, t, res, ratio, large, rf, cmp, tm) {
 		t = "-"
 	else
 		t = (gatemode && large ? "<" : "<=") sprintf("%.2f", t)
-	printf "%-18s %-5s %-10s %12s %12s %7s%s%s %3s %-7s %s\n", c, f[4], f[9],
+	printf "%-23s %-5s %-10s %12s %12s %7s%s%s %3s %-7s %s\n", c, f[4], f[9],
 	       f[7], f[8], ratio == "-" ? "-" : sprintf("%.3f", ratio),
 	       pairs_col(f[13] == "" || f[13] == "-" ? "-" : f[13] "-" f[14]),
 	       ml_cols(f[15], f[16], f[17]), f[5], t, res
@@ -265,7 +265,7 @@ function worst_configs(    ai, a, f, i, c, r, fl, nfl, nf, seen, ord, nord, k, t
 		if (nf[f] < 2)
 			continue
 		printf "== %s: worst config per case ==\n", f
-		printf "%-18s %-12s %7s %s%s\n", "case", "config", "ratio",
+		printf "%-23s %-12s %7s %s%s\n", "case", "config", "ratio",
 		       hasml ? sprintf("%-7s", "target") : "target",
 		       hasml ? sprintf(" %7s %s", "pat/ml", "(its worst config)") : ""
 		split("", seen)
@@ -303,7 +303,7 @@ function worst_configs(    ai, a, f, i, c, r, fl, nfl, nf, seen, ord, nord, k, t
 			else if (hasml)
 				mc = sprintf(" %7s %-12s", "-", "-")
 			t = t == "" ? "-" : "<=" sprintf("%.2f", t)
-			printf "%-18s %-12s %7.3f %s%s\n", c, wa[f, c], wr[f, c],
+			printf "%-23s %-12s %7.3f %s%s\n", c, wa[f, c], wr[f, c],
 			       hasml ? sprintf("%-7s", t) : t, mc
 		}
 		print ""
@@ -336,7 +336,7 @@ END {
 		printf "== %s: %s%s ==\n", a, label, gatemode ? " [gate]" : ""
 		if (a ~ /-ml$/)
 			print "(mainline edition: stock = 7.2 without its batching, patched = 7.2 + patches/mainline, mainline = 7.2)"
-		printf "%-18s %-5s %-10s %12s %12s %7s%s%s %3s %-7s %s\n", "case",
+		printf "%-23s %-5s %-10s %12s %12s %7s%s%s %3s %-7s %s\n", "case",
 		       "folio", "metric", "stock", "patched", "ratio",
 		       pairs_col("pairs"),
 		       hasml ? sprintf(" %12s %8s %7s", "mainline", "ml/stock", "pat/ml") : "",

@@ -34,15 +34,15 @@ $1 == "S" { n++; order[n] = $2; sr[$2] = $3; sp[$2] = $4; sm[$2] = $5; next }
 { pr[$2] = $3; pp[$2] = $4; pm[$2] = $5 }
 END {
 	if (n == 0) { print "no TLB flush counts in the stock log (kernel without bench/tlbcount.patch?)"; exit 1 }
-	printf "%-18s %27s   %27s  %s\n", "", "stock", "patched", ""
-	printf "%-18s %9s %9s %7s   %9s %9s %7s  %s\n", "case", "flushes", "pages", "all-mm", "flushes", "pages", "all-mm", "result"
+	printf "%-23s %27s   %27s  %s\n", "", "stock", "patched", ""
+	printf "%-23s %9s %9s %7s   %9s %9s %7s  %s\n", "case", "flushes", "pages", "all-mm", "flushes", "pages", "all-mm", "result"
 	bad = 0
 	for (i = 1; i <= n; i++) {
 		c = order[i]
-		if (!(c in pr)) { printf "%-18s missing on patched\n", c; bad++; continue }
+		if (!(c in pr)) { printf "%-23s missing on patched\n", c; bad++; continue }
 		ok = pr[c] + pm[c] <= sr[c] + sm[c] + 1e-9 && pp[c] <= sp[c] + 1e-9 && pm[c] <= sm[c] + 1e-9
 		if (!ok) bad++
-		printf "%-18s %9.3f %9.3f %7.3f   %9.3f %9.3f %7.3f  %s\n", c, sr[c], sp[c], sm[c], pr[c], pp[c], pm[c], ok ? "ok" : "MORE"
+		printf "%-23s %9.3f %9.3f %7.3f   %9.3f %9.3f %7.3f  %s\n", c, sr[c], sp[c], sm[c], pr[c], pp[c], pm[c], ok ? "ok" : "MORE"
 	}
 	printf "flushes and pages per mprotect() call; %s\n", bad ? bad " case(s) flush more than stock" : "no case flushes more than stock"
 	exit bad > 0
