@@ -121,6 +121,15 @@ else
 	ok "results.sh: garbled line dropped"
 fi
 
+printf 'BENCH case=rorw-64k insns=800 calls=80 ptes=160 per_pte=5.00 faults=0 folio=64K min_block=480\r\n' >"$tmp/min.log"
+expect 0 "results.sh: BENCH_STAT=min" env BENCH_STAT=min "$R" -o "$tmp/min.csv" \
+	x86_64:stock:"$tmp/min.log"
+cp "$tmp/min.csv" "$tmp/out"
+grep_out '^x86_64,stock,1,rorw-64k,480,80,160,3.00,0,64K,ok$' \
+	"results.sh: BENCH_STAT=min takes the cheapest block"
+expect 2 "results.sh: bad BENCH_STAT" env BENCH_STAT=x "$R" \
+	x86_64:stock:"$tmp/min.log"
+
 # --- table.sh -------------------------------------------------------------
 expect 0 "table.sh: all targets met" "$T" "$tmp/good.csv"
 grep_out '^rorw-thp-pte +2M +insns/pte +10.00 +1.00 +0.100 +1 <=0.20 +met$' \
