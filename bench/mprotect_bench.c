@@ -596,40 +596,69 @@ static int read_counters(const struct bcase *c, struct counters *ct)
 	return 0;
 }
 
+/* What /proc/self/smaps says of the VMAs that lie in a region. */
+struct smaps_region {
+	long long pmd_kb;	/* mapped by PMDs */
+	size_t nr_vmas;
+	size_t bytes;		/* the bytes they span */
+	size_t nohuge;		/* how many are VM_NOHUGEPAGE ("nh") */
+};
+
 /*
- * The kB of memory that [@start, @start + @size) maps with PMDs, summed over
- * the VMAs in it from /proc/self/smaps (AnonHugePages, or ShmemPmdMapped for
- * shmem), or -1 if the first VMA has no entry.
+ * Scan /proc/self/smaps for the VMAs that lie in [@start, @start + @size):
+ * the memory they map with PMDs (AnonHugePages, or ShmemPmdMapped for
+ * shmem), their number and span, and how many are VM_NOHUGEPAGE.
+ * Returns 0, or -1 if smaps cannot be read.
  */
-static long long smaps_pmd_mapped(const struct bcase *c, char *start,
-				  size_t size)
+static int scan_smaps(const struct bcase *c, char *start, size_t size,
+		      struct smaps_region *sr)
 {
 	const char *field = c->kind == K_ANON ? "AnonHugePages:" :
 						"ShmemPmdMapped:";
 	unsigned long lo, hi, want = (unsigned long)start;
-	long long kb = -1, v;
 	char line[512];
 	int in_vma = 0;
+	long long v;
 	FILE *f;
 
+	memset(sr, 0, sizeof(*sr));
 	f = fopen("/proc/self/smaps", "r");
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 &&
-		    strchr(line, '-') < strchr(line, ' ')) {
+		char *dash = strchr(line, '-'), *sp = strchr(line, ' ');
+
+		if (dash && sp && dash < sp &&
+		    sscanf(line, "%lx-%lx ", &lo, &hi) == 2) {
 			in_vma = lo >= want && hi <= want + size;
-			if (lo == want)
-				kb = 0;
+			if (in_vma) {
+				sr->nr_vmas++;
+				sr->bytes += hi - lo;
+			}
 			continue;
 		}
-		if (in_vma && kb >= 0 && !strncmp(line, field, strlen(field)) &&
+		if (!in_vma)
+			continue;
+		if (!strncmp(line, field, strlen(field)) &&
 		    sscanf(line + strlen(field), "%lld kB", &v) == 1)
-			kb += v;
+			sr->pmd_kb += v;
+		if (!strncmp(line, "VmFlags:", 8) && strstr(line, " nh"))
+			sr->nohuge++;
 	}
 	if (fclose(f))
 		return -1;
-	return kb;
+	return 0;
+}
+
+/* The PMD-mapped kB of the region, or -1 if its VMAs do not cover it. */
+static long long smaps_pmd_mapped(const struct bcase *c, char *start,
+				  size_t size)
+{
+	struct smaps_region sr;
+
+	if (scan_smaps(c, start, size, &sr) || sr.bytes != size)
+		return -1;
+	return sr.pmd_kb;
 }
 
 /*
@@ -941,6 +970,24 @@ static void get_ranges(const struct bcase *c, size_t size, struct ranges *rg)
 	rg->n = size / rg->step;
 }
 
+/* The VMAs the region should consist of: its ranges and the gaps. */
+static size_t expected_vmas(const struct bcase *c, size_t size)
+{
+	struct ranges rg;
+	size_t k, at = 0, n = 0;
+
+	if (!c->off_kb && !c->len_kb)
+		return 1;
+	get_ranges(c, size, &rg);
+	for (k = 0; k <= rg.n; k++) {
+		size_t next = k < rg.n ? rg.off + k * rg.step : size;
+
+		n += (next > at) + (k < rg.n);
+		at = next + rg.len;
+	}
+	return n;
+}
+
 /*
  * Make each range a VMA of its own, for good: the gaps around the ranges
  * get VM_DONTCOPY, so that a range never merges with them whatever its
@@ -1079,17 +1126,29 @@ static void skip(const struct bcase *c, const char *reason)
  * Fills @how with the checks that were done.
  */
 static int verify(const struct bcase *c, struct region *r,
-		  const char **reason, const char **how, size_t *congruent)
+		  const char **reason, const char **how, size_t *congruent,
+		  int after_loop)
 {
 	size_t size = r->size;
+	struct smaps_region sr;
 	long long ah;
 	int lay;
 
-	ah = smaps_pmd_mapped(c, r->p, size);
-	if (ah < 0) {
-		*reason = "no-smaps-entry";
+	if (scan_smaps(c, r->p, size, &sr) || sr.bytes != size) {
+		*reason = "region-not-covered-by-its-vmas";
 		return -1;
 	}
+	/* The ranges and gaps did not merge, nor the split PMDs' VMAs stay. */
+	if (sr.nr_vmas != expected_vmas(c, size)) {
+		*reason = "unexpected-vma-count";
+		return -1;
+	}
+	if (after_loop && c->after == AFTER_NOHUGEPAGE &&
+	    sr.nohuge != sr.nr_vmas) {
+		*reason = "not-madv-nohugepage";
+		return -1;
+	}
+	ah = sr.pmd_kb;
 	if (c->shape == SHAPE_PMD && (size_t)ah * 1024 != size) {
 		*reason = "not-pmd-mapped";
 		return -1;
@@ -1130,6 +1189,15 @@ static int run_case(const struct bcase *c, size_t size_opt,
 	struct region r;
 	char fb[24];
 
+	/* The shapes are written for 4K pages and 2M PMDs where they say so. */
+	if ((KiB(c->off_kb) | KiB(c->len_kb) | KiB(c->stride_kb)) % page_size) {
+		skip(c, "range-not-page-aligned");
+		return -1;
+	}
+	if (c->folio_kb == 2048 && pmd_kb != 2048) {
+		skip(c, "pmd-not-2m");
+		return -1;
+	}
 	/* MADV_COLLAPSE makes the large folios of SHAPE_COLLAPSE. */
 	if (c->folio_kb > 4 && c->shape != SHAPE_COLLAPSE) {
 		if (c->kind == K_ANON)
@@ -1153,7 +1221,17 @@ static int run_case(const struct bcase *c, size_t size_opt,
 		goto skipped;
 	}
 	if (c->shape == SHAPE_COLLAPSE) {
-		if (madvise(r.p, size, MADV_COLLAPSE)) {
+		int tries = 3, err;
+
+		/* Populated with small folios only: MADV_COLLAPSE makes them. */
+		if (after.all_alloc != before.all_alloc) {
+			reason = "large-folio-before-collapse";
+			goto skipped;
+		}
+		while ((err = madvise(r.p, size, MADV_COLLAPSE)) &&
+		       errno == EAGAIN && --tries)
+			;
+		if (err) {
 			reason = errno == EINVAL ? "no-madv-collapse" :
 						   "madv-collapse-failed";
 			goto skipped;
@@ -1179,15 +1257,17 @@ static int run_case(const struct bcase *c, size_t size_opt,
 			goto skipped;
 		}
 		/*
-		 * Keep khugepaged away from the PTE-mapped THPs (with THP
-		 * "always", the VMAs hold no aligned PMD range for it).
+		 * Keep khugepaged away from the PTE-mapped THPs. With THP
+		 * "always" it stays on: make_range_vmas() splits every PMD
+		 * again if it collapsed one meanwhile, and then the VMAs hold
+		 * no aligned PMD range for it.
 		 */
 		if (!c->thp_always && set_thp(0, 0, &reason))
 			goto skipped;
 		split_pmds(c, r.p, size);
 	}
 	make_range_vmas(c, r.p, size);
-	if (verify(c, &r, &reason, &how, &congruent))
+	if (verify(c, &r, &reason, &how, &congruent, 0))
 		goto skipped;
 	if (c->folio_kb == 4 && !strcmp(how, "stats") &&
 	    after.all_alloc != before.all_alloc) {
@@ -1201,8 +1281,8 @@ static int run_case(const struct bcase *c, size_t size_opt,
 	    madvise(r.p, size, MADV_NOHUGEPAGE))
 		die("madvise(MADV_NOHUGEPAGE)");
 	if (c->after == AFTER_THP_DISABLE &&
-	    (prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) ||
-	     prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0) != 1))
+	    (prctl(PR_SET_THP_DISABLE, 1UL, 0UL, 0UL, 0UL) ||
+	     prctl(PR_GET_THP_DISABLE, 0UL, 0UL, 0UL, 0UL) != 1))
 		die("prctl(PR_SET_THP_DISABLE)");
 
 	/* One untimed warm-up cycle, then the timed loop. */
@@ -1215,10 +1295,10 @@ static int run_case(const struct bcase *c, size_t size_opt,
 	f1 = minflt();
 	read_tlb_flushes(&tlb1);
 	if (c->after == AFTER_THP_DISABLE &&
-	    prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0))
+	    prctl(PR_SET_THP_DISABLE, 0UL, 0UL, 0UL, 0UL))
 		die("prctl(PR_SET_THP_DISABLE, 0)");
 
-	if (verify(c, &r, &reason, &how, NULL)) {
+	if (verify(c, &r, &reason, &how, NULL, 1)) {
 		reason = reason ? reason : "layout-changed";
 		goto skipped;
 	}
@@ -1431,6 +1511,12 @@ int main(int argc, char **argv)
 			unit = pmd_kb * 1024 > unit ? pmd_kb * 1024 : unit;
 		if (KiB(c->stride_kb) > unit)
 			unit = KiB(c->stride_kb);
+		if (c->off_kb && !c->len_kb && size <= 2 * KiB(c->off_kb)) {
+			fprintf(stderr,
+				"mprotect_bench: --size %zu leaves case %s no range\n",
+				size, c->name);
+			return 2;
+		}
 		if (unit < page_size)
 			unit = page_size;
 		if (size % unit) {
