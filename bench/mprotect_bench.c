@@ -143,6 +143,14 @@ struct bcase {
 #define SMALL_4K(n, a, w, sz, d) \
 	FIXED_4K(n, a, w, sz, 2000, "anon 4K pages, small call, " d)
 
+/* RO<->RW of THPs, 64K mTHP: the shape's fields after the description */
+#define THP_RORW(n, kind, shape, d, ...) \
+	{ n, kind, 2048, shape, RO, RW, 0, DEF_SIZE, DEF_ITERS, 0, d, \
+	  __VA_ARGS__ }
+#define MTHP64_RORW(n, d, ...) \
+	{ n, K_ANON, 64, SHAPE_PTE, RO, RW, 0, DEF_SIZE, DEF_ITERS, 0, d, \
+	  __VA_ARGS__ }
+
 /*
  * The fields after the description are named: a case names those it sets
  * (-Wmissing-field-initializers is quiet about lists with a designator).
@@ -170,10 +178,9 @@ static const struct bcase cases[] = {
 	{ "rorw-write-64k", K_ANON, 64, SHAPE_PTE, RO, RW, 1,
 	  DEF_SIZE, DEF_ITERS, 0, "64K mTHP, RO, RW, write each page",
 	  .thp_on_kb = 0 },
-	{ "rorw-thp-nohuge", K_ANON, 2048, SHAPE_PMD_SPLIT, RO, RW, 0,
-	  DEF_SIZE, DEF_ITERS, 0,
-	  "PTE-mapped THP, VMA made MADV_NOHUGEPAGE after, RO<->RW",
-	  .after = AFTER_NOHUGEPAGE },
+	THP_RORW("rorw-thp-nohuge", K_ANON, SHAPE_PMD_SPLIT,
+		 "PTE-mapped THP, VMA made MADV_NOHUGEPAGE after, RO<->RW",
+		 .after = AFTER_NOHUGEPAGE),
 	{ "rorw-write-thp", K_ANON, 2048, SHAPE_PMD_SPLIT, RO, RW, 1,
 	  DEF_SIZE, DEF_ITERS, 0,
 	  "PTE-mapped THP, RO, RW, write each page", .thp_on_kb = 0 },
@@ -218,40 +225,34 @@ static const struct bcase cases[] = {
 	 * that none can be mapped (a test in mprotect() that asked them
 	 * would not batch these).
 	 */
-	{ "rorw-thp-prctl", K_ANON, 2048, SHAPE_PMD_SPLIT, RO, RW, 0,
-	  DEF_SIZE, DEF_ITERS, 0,
-	  "PTE-mapped THP, then prctl(PR_SET_THP_DISABLE), RO<->RW",
-	  .after = AFTER_THP_DISABLE },
-	{ "shmem-rorw-thp-pte", K_SHMEM, 2048, SHAPE_PMD_SPLIT, RO, RW, 0,
-	  DEF_SIZE, DEF_ITERS, 0,
-	  "MAP_SHARED|MAP_ANONYMOUS PTE-mapped THP, RO<->RW", .thp_on_kb = 0 },
-	{ "shmem-rorw-thp-nohuge", K_SHMEM, 2048, SHAPE_PMD_SPLIT, RO, RW, 0,
-	  DEF_SIZE, DEF_ITERS, 0,
-	  "shmem PTE-mapped THP, VMA made MADV_NOHUGEPAGE after, RO<->RW",
-	  .after = AFTER_NOHUGEPAGE },
-	{ "shmem-rorw-thp-collapse", K_SHMEM, 2048, SHAPE_COLLAPSE, RO, RW, 0,
-	  DEF_SIZE, DEF_ITERS, 0,
-	  "shmem THP made by MADV_COLLAPSE, shmem THP never, PTE-mapped, RO<->RW",
-	  .thp_on_kb = 0 },
+	THP_RORW("rorw-thp-prctl", K_ANON, SHAPE_PMD_SPLIT,
+		 "PTE-mapped THP, then prctl(PR_SET_THP_DISABLE), RO<->RW",
+		 .after = AFTER_THP_DISABLE),
+	THP_RORW("shmem-rorw-thp-pte", K_SHMEM, SHAPE_PMD_SPLIT,
+		 "MAP_SHARED|MAP_ANONYMOUS PTE-mapped THP, RO<->RW",
+		 .after = AFTER_NONE),
+	THP_RORW("shmem-rorw-thp-nohuge", K_SHMEM, SHAPE_PMD_SPLIT,
+		 "shmem PTE-mapped THP, VMA made MADV_NOHUGEPAGE after, RO<->RW",
+		 .after = AFTER_NOHUGEPAGE),
+	THP_RORW("shmem-rorw-thp-collapse", K_SHMEM, SHAPE_COLLAPSE,
+		 "shmem THP made by MADV_COLLAPSE, shmem THP never, PTE-mapped, RO<->RW",
+		 .after = AFTER_NONE),
 	/* 1 MiB into each 4 MiB: VMAs of 2 MiB that hold no aligned 2 MiB */
-	{ "rorw-thp-unaligned", K_ANON, 2048, SHAPE_PMD_SPLIT, RO, RW, 0,
-	  DEF_SIZE, DEF_ITERS, 0,
-	  "THP always, no madvise; 2M VMAs 1M off PMD alignment, RO<->RW",
-	  .thp_always = 1, .off_kb = 1024, .len_kb = 2048, .stride_kb = 4096 },
-	{ "rorw-64k-unaligned", K_ANON, 64, SHAPE_PTE, RO, RW, 0,
-	  DEF_SIZE, DEF_ITERS, 0,
-	  "64K mTHP, range 32K off 64K alignment at both ends, RO<->RW",
-	  .off_kb = 32 },
+	THP_RORW("rorw-thp-unaligned", K_ANON, SHAPE_PMD_SPLIT,
+		 "THP always, no madvise; 2M VMAs 1M off PMD alignment, RO<->RW",
+		 .thp_always = 1, .off_kb = 1024, .len_kb = 2048,
+		 .stride_kb = 4096),
+	MTHP64_RORW("rorw-64k-unaligned",
+		    "64K mTHP, range 32K off 64K alignment at both ends, RO<->RW",
+		    .off_kb = 32),
 	/* 64K calls, each over the halves of two 64K folios */
-	{ "rorw-64k-straddle", K_ANON, 64, SHAPE_PTE, RO, RW, 0,
-	  DEF_SIZE, DEF_ITERS, 0,
-	  "64K mTHP, 64K VMAs 32K off alignment, one call each, RO<->RW",
-	  .off_kb = 32, .len_kb = 64, .stride_kb = 128 },
+	MTHP64_RORW("rorw-64k-straddle",
+		    "64K mTHP, 64K VMAs 32K off alignment, one call each, RO<->RW",
+		    .off_kb = 32, .len_kb = 64, .stride_kb = 128),
 	/* 32K calls, each over the first half of a 64K folio */
-	{ "rorw-64k-half", K_ANON, 64, SHAPE_PTE, RO, RW, 0,
-	  DEF_SIZE, DEF_ITERS, 0,
-	  "64K mTHP, the first half of each folio, one call each, RO<->RW",
-	  .len_kb = 32, .stride_kb = 64 },
+	MTHP64_RORW("rorw-64k-half",
+		    "64K mTHP, the first half of each folio, one call each, RO<->RW",
+		    .len_kb = 32, .stride_kb = 64),
 };
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
