@@ -809,6 +809,7 @@ struct region {
 	char *p;
 	size_t size;
 	int fd;
+	size_t nr_vmas;		/* the VMAs it consists of */
 };
 
 static void map_region(const struct bcase *c, size_t size, struct region *r)
@@ -819,6 +820,7 @@ static void map_region(const struct bcase *c, size_t size, struct region *r)
 
 	r->size = size;
 	r->fd = -1;
+	r->nr_vmas = 1;
 	r->resv_len = size + 2 * align;
 	r->resv = mmap(NULL, r->resv_len, PROT_NONE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -971,43 +973,29 @@ static void get_ranges(const struct bcase *c, size_t size, struct ranges *rg)
 	rg->n = size / rg->step;
 }
 
-/* The VMAs the region should consist of: its ranges and the gaps. */
-static size_t expected_vmas(const struct bcase *c, size_t size)
-{
-	struct ranges rg;
-	size_t k, at = 0, n = 0;
-
-	if (!c->off_kb && !c->len_kb)
-		return 1;
-	get_ranges(c, size, &rg);
-	for (k = 0; k <= rg.n; k++) {
-		size_t next = k < rg.n ? rg.off + k * rg.step : size;
-
-		n += (next > at) + (k < rg.n);
-		at = next + rg.len;
-	}
-	return n;
-}
-
 /*
  * Make each range a VMA of its own, for good: the gaps around the ranges
  * get VM_DONTCOPY, so that a range never merges with them whatever its
  * protection. Splitting the VMA splits the PMD mappings across the gaps'
- * edges.
+ * edges. Counts the VMAs, ranges and gaps, in @r->nr_vmas.
  */
-static void make_range_vmas(const struct bcase *c, char *p, size_t size)
+static void make_range_vmas(const struct bcase *c, struct region *r)
 {
 	struct ranges rg;
 	size_t k, at = 0;
 
 	if (!c->off_kb && !c->len_kb)
 		return;
-	get_ranges(c, size, &rg);
+	get_ranges(c, r->size, &rg);
+	r->nr_vmas = rg.n;
 	for (k = 0; k <= rg.n; k++) {
-		size_t next = k < rg.n ? rg.off + k * rg.step : size;
+		size_t next = k < rg.n ? rg.off + k * rg.step : r->size;
 
-		if (next > at && madvise(p + at, next - at, MADV_DONTFORK))
-			die("madvise(MADV_DONTFORK) gap");
+		if (next > at) {
+			if (madvise(r->p + at, next - at, MADV_DONTFORK))
+				die("madvise(MADV_DONTFORK) gap");
+			r->nr_vmas++;
+		}
 		at = next + rg.len;
 	}
 }
@@ -1140,7 +1128,7 @@ static int verify(const struct bcase *c, struct region *r,
 		return -1;
 	}
 	/* The ranges and gaps did not merge, nor the split PMDs' VMAs stay. */
-	if (sr.nr_vmas != expected_vmas(c, size)) {
+	if (sr.nr_vmas != r->nr_vmas) {
 		*reason = "unexpected-vma-count";
 		return -1;
 	}
@@ -1267,7 +1255,7 @@ static int run_case(const struct bcase *c, size_t size_opt,
 			goto skipped;
 		split_pmds(c, r.p, size);
 	}
-	make_range_vmas(c, r.p, size);
+	make_range_vmas(c, &r);
 	if (verify(c, &r, &reason, &how, &congruent, 0))
 		goto skipped;
 	if (c->folio_kb == 4 && !strcmp(how, "stats") &&
