@@ -1048,21 +1048,24 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-static void cycle(const struct bcase *c, char *p, size_t size)
+/*
+ * One cycle: every range to prot_a, then every range to prot_b. @rg is
+ * worked out once per case, outside the timed loop: what the loop adds to
+ * each call is then the same for every case and kernel, and small.
+ */
+static void cycle(const struct bcase *c, char *p, const struct ranges *rg)
 {
-	struct ranges rg;
 	size_t k;
 
-	get_ranges(c, size, &rg);
-	for (k = 0; k < rg.n; k++)
-		if (mprotect(p + rg.off + k * rg.step, rg.len, c->prot_a))
+	for (k = 0; k < rg->n; k++)
+		if (mprotect(p + rg->off + k * rg->step, rg->len, c->prot_a))
 			die("mprotect(%d)", c->prot_a);
-	for (k = 0; k < rg.n; k++)
-		if (mprotect(p + rg.off + k * rg.step, rg.len, c->prot_b))
+	for (k = 0; k < rg->n; k++)
+		if (mprotect(p + rg->off + k * rg->step, rg->len, c->prot_b))
 			die("mprotect(%d)", c->prot_b);
 	if (c->write)
-		for (k = 0; k < rg.n; k++)
-			touch(p + rg.off + k * rg.step, rg.len);
+		for (k = 0; k < rg->n; k++)
+			touch(p + rg->off + k * rg->step, rg->len);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -1073,35 +1076,59 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /*
- * Run @iters cycles in up to BLOCKS timed blocks. Stores in @insns the
- * median block's cost scaled to @iters cycles: a timer tick, a kworker or an
- * RCU callback that lands in one block does not count, whichever case it
- * happens to fall in (under icount they land in a place that depends on all
- * the guest did before). Stores in @fastest the cheapest block's, scaled
- * alike: in wall time, where the host can only slow a block down, the
- * estimate least touched by the host. @prev is the clock at the start;
- * returns the clock after the last block.
+ * What a case's timed loops measured, over all rounds (--rounds): each
+ * timed block's cost scaled to the case's whole loop, their sum, and the
+ * faults and TLB flushes of the timed loops.
+ */
+struct tally {
+	uint64_t *cost;
+	unsigned int nr, calls_per_cycle;
+	uint64_t sum;
+	long long faults;
+	struct tlb_flushes tlb;
+	int no_tlb;	/* the kernel does not count them */
+	int done;	/* skipped, or printed */
+};
+
+/*
+ * Run @n cycles in up to BLOCKS timed blocks, each block's cost scaled to
+ * @iters cycles (the case's whole loop) into @tl. @prev is the clock at the
+ * start; returns the clock after the last block.
  */
 #define BLOCKS 10
-static uint64_t timed_loop(const struct bcase *c, char *p, size_t size,
-			   unsigned int iters, uint64_t prev, uint64_t *insns,
-			   uint64_t *fastest)
+static uint64_t timed_loop(const struct bcase *c, char *p,
+			   const struct ranges *rg, unsigned int n,
+			   unsigned int iters, uint64_t prev, struct tally *tl)
 {
-	unsigned int nb = iters < BLOCKS ? iters : BLOCKS, b, i, n;
-	uint64_t cost[BLOCKS], t;
+	unsigned int nb = n < BLOCKS ? n : BLOCKS, b, i, k;
+	uint64_t t;
 
 	for (b = 0; b < nb; b++) {
-		n = iters / nb + (b < iters % nb);
-		for (i = 0; i < n; i++)
-			cycle(c, p, size);
+		k = n / nb + (b < n % nb);
+		for (i = 0; i < k; i++)
+			cycle(c, p, rg);
 		t = now_ns();
-		cost[b] = (t - prev) * iters / n;
+		tl->cost[tl->nr++] = (t - prev) * iters / k;
 		prev = t;
 	}
-	qsort(cost, nb, sizeof(*cost), cmp_u64);
-	*insns = nb % 2 ? cost[nb / 2] : (cost[nb / 2 - 1] + cost[nb / 2]) / 2;
-	*fastest = cost[0];
 	return prev;
+}
+
+/*
+ * The median block (insns=): a timer tick, a kworker or an RCU callback
+ * that lands in one block does not count, whichever case it happens to
+ * fall in (under icount they land in a place that depends on all the guest
+ * did before). The cheapest (min_block=): in wall time, where the host can
+ * only slow a block down, the estimate least touched by the host.
+ */
+static void block_stats(struct tally *tl, uint64_t *median, uint64_t *fastest)
+{
+	unsigned int nr = tl->nr;
+
+	qsort(tl->cost, nr, sizeof(*tl->cost), cmp_u64);
+	*median = nr % 2 ? tl->cost[nr / 2] :
+			   (tl->cost[nr / 2 - 1] + tl->cost[nr / 2]) / 2;
+	*fastest = tl->cost[0];
 }
 
 static void skip(const struct bcase *c, const char *reason)
@@ -1160,12 +1187,24 @@ static int verify(const struct bcase *c, struct region *r,
 
 /* --scale: every case's iterations times this (longer timed windows). */
 static unsigned int iter_scale = 1;
+/*
+ * --rounds: every case's iterations are split over this many rounds
+ * through all the cases, each with its own setup. In wall time a slow
+ * phase of the host then meets only a part of a case's blocks.
+ */
+static unsigned int nr_rounds = 1;
 
+/*
+ * Round @round of case @c into @tl; the last round prints the case's line.
+ * Returns -1 if the case is skipped (once), 0 otherwise.
+ */
 static int run_case(const struct bcase *c, size_t size_opt,
-		    unsigned int iters_opt)
+		    unsigned int iters_opt, unsigned int round,
+		    struct tally *tl)
 {
 	size_t size = c->fixed_size || !size_opt ? c->size : size_opt;
 	unsigned int iters = (iters_opt ? iters_opt : c->iters) * iter_scale;
+	unsigned int n = iters / nr_rounds + (round < iters % nr_rounds);
 	unsigned long anon_kb = 0, shmem_kb = 0;
 	size_t nfolios = size / (c->folio_kb * 1024);
 	const char *reason = NULL, *how = "stats";
@@ -1173,11 +1212,14 @@ static int run_case(const struct bcase *c, size_t size_opt,
 	struct counters before, after;
 	struct tlb_flushes tlb0, tlb1;
 	long long f0, f1;
-	uint64_t t0, t1, calls, ptes, insns, fastest;
+	uint64_t t0, calls, ptes, insns, fastest;
 	struct ranges rg;
 	struct region r;
 	char fb[24];
 
+	if (tl->done || !n)
+		return 0;
+	tl->done = 1;
 	/* The shapes are written for 4K pages and 2M PMDs where they say so. */
 	if ((KiB(c->off_kb) | KiB(c->len_kb) | KiB(c->stride_kb)) % page_size) {
 		skip(c, "range-not-page-aligned");
@@ -1275,14 +1317,21 @@ static int run_case(const struct bcase *c, size_t size_opt,
 		die("prctl(PR_SET_THP_DISABLE)");
 
 	/* One untimed warm-up cycle, then the timed loop. */
-	cycle(c, r.p, size);
+	get_ranges(c, size, &rg);
+	cycle(c, r.p, &rg);
 	(void)now_ns();		/* fault in whatever the timing calls touch */
 	read_tlb_flushes(&tlb0);
 	f0 = minflt();
 	t0 = now_ns();
-	t1 = timed_loop(c, r.p, size, iters, t0, &insns, &fastest);
+	tl->sum += timed_loop(c, r.p, &rg, n, iters, t0, tl) - t0;
 	f1 = minflt();
 	read_tlb_flushes(&tlb1);
+	tl->faults += f1 - f0;
+	if (tlb0.range < 0 || tlb1.range < 0)
+		tl->no_tlb = 1;
+	tl->tlb.range += tlb1.range - tlb0.range;
+	tl->tlb.pages += tlb1.pages - tlb0.pages;
+	tl->tlb.mm += tlb1.mm - tlb0.mm;
 	if (c->after == AFTER_THP_DISABLE &&
 	    prctl(PR_SET_THP_DISABLE, 0UL, 0UL, 0UL, 0UL))
 		die("prctl(PR_SET_THP_DISABLE, 0)");
@@ -1291,28 +1340,36 @@ static int run_case(const struct bcase *c, size_t size_opt,
 		reason = reason ? reason : "layout-changed";
 		goto skipped;
 	}
-	get_ranges(c, size, &rg);
+	/* The last round this case runs in prints it. */
+	if (round + 1 < (iters < nr_rounds ? iters : nr_rounds)) {
+		tl->done = 0;
+		unmap_region(&r);
+		return 0;
+	}
+	block_stats(tl, &insns, &fastest);
 	calls = (uint64_t)2 * iters * rg.n;
 	ptes = calls * (rg.len / page_size);
 	printf("BENCH case=%s insns=%" PRIu64 " calls=%" PRIu64 " ptes=%" PRIu64
 	       " per_pte=%.2f faults=%lld per_call=%" PRIu64
 	       " folio=%s size=%zu iters=%u map=%s kind=%s prot=%s verify=%s"
-	       " congruent64k=%zu/%zu insns_sum=%" PRIu64 " min_block=%" PRIu64,
+	       " congruent64k=%zu/%zu insns_sum=%" PRIu64 " min_block=%" PRIu64
+	       " rounds=%u",
 	       c->name, insns, calls, ptes,
-	       (double)insns / (double)ptes, f1 - f0, insns / calls,
+	       (double)insns / (double)ptes, tl->faults, insns / calls,
 	       fmt_kb(c->folio_kb, fb, sizeof(fb)), size, iters,
 	       c->shape == SHAPE_PMD ? "pmd" : "pte",
 	       c->kind == K_ANON ? "anon" :
 	       c->kind == K_SHMEM ? "shmem" : "memfd",
 	       c->prot_a == NONE ? (c->write ? "none-rw-write" : "none-rw") :
 	       (c->write ? "ro-rw-write" : "ro-rw"), how,
-	       congruent, size / 65536, t1 - t0, fastest);
-	/* Flushes per mprotect() call (all that the timed loop issued). */
-	if (tlb0.range >= 0 && tlb1.range >= 0)
+	       congruent, size / 65536, tl->sum, fastest,
+	       iters < nr_rounds ? iters : nr_rounds);
+	/* Flushes per mprotect() call (all that the timed loops issued). */
+	if (!tl->no_tlb)
 		printf(" tlb_range=%.3f tlb_pages=%.3f tlb_mm=%.3f",
-		       (double)(tlb1.range - tlb0.range) / calls,
-		       (double)(tlb1.pages - tlb0.pages) / calls,
-		       (double)(tlb1.mm - tlb0.mm) / calls);
+		       (double)tl->tlb.range / calls,
+		       (double)tl->tlb.pages / calls,
+		       (double)tl->tlb.mm / calls);
 	printf("\n");
 	fflush(stdout);
 	unmap_region(&r);
@@ -1330,9 +1387,11 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: mprotect_bench [--case NAME[,NAME...]|all] [--size BYTES[K|M|G]]\n"
-		"                      [--iters N] [--scale N] [--list]\n"
+		"                      [--iters N] [--scale N] [--rounds N] [--list]\n"
 		"  --size applies to every case but the fixed nonerw-4k-* shapes\n"
-		"  --scale multiplies every case's iterations (longer timed windows)\n");
+		"  --scale multiplies every case's iterations (longer timed windows)\n"
+		"  --rounds splits every case's iterations over N rounds through\n"
+		"           all the cases, each round with its own setup\n");
 }
 
 static int parse_size(const char *s, size_t *out)
@@ -1400,6 +1459,8 @@ int main(int argc, char **argv)
 	const char *sel = "all";
 	unsigned int iters = 0;
 	int selected[NR_CASES] = { 0 };
+	struct tally tally[NR_CASES] = { 0 };
+	unsigned int round;
 	size_t size = 0, i;
 	int failed = 0;
 	long ps;
@@ -1420,7 +1481,8 @@ int main(int argc, char **argv)
 			return 0;
 		}
 		if (!val || (strcmp(opt, "--case") && strcmp(opt, "--size") &&
-			     strcmp(opt, "--iters") && strcmp(opt, "--scale"))) {
+			     strcmp(opt, "--iters") && strcmp(opt, "--scale") &&
+			     strcmp(opt, "--rounds"))) {
 			fprintf(stderr, "mprotect_bench: bad option '%s'\n",
 				opt);
 			usage(stderr);
@@ -1442,7 +1504,7 @@ int main(int argc, char **argv)
 			errno = 0;
 			v = strtoul(val, &end, 10);
 			if (errno || *end || end == val || !v ||
-			    v > (strcmp(opt, "--scale") ? 100000000 : 1000) ||
+			    v > (strcmp(opt, "--iters") ? 1000 : 100000000) ||
 			    *val == '-') {
 				fprintf(stderr, "mprotect_bench: bad %s '%s'\n",
 					opt + 2, val);
@@ -1450,6 +1512,8 @@ int main(int argc, char **argv)
 			}
 			if (!strcmp(opt, "--scale"))
 				iter_scale = v;
+			else if (!strcmp(opt, "--rounds"))
+				nr_rounds = v;
 			else
 				iters = v;
 		}
@@ -1520,9 +1584,17 @@ int main(int argc, char **argv)
 	scan_knobs();
 	if (atexit(restore_knobs))
 		die("atexit");
-	for (i = 0; i < NR_CASES; i++)
-		if (selected[i] && run_case(&cases[i], size, iters))
-			failed++;
+	for (i = 0; i < NR_CASES; i++) {
+		tally[i].cost = calloc((size_t)nr_rounds * BLOCKS,
+				       sizeof(*tally[i].cost));
+		if (!tally[i].cost)
+			die("calloc");
+	}
+	for (round = 0; round < nr_rounds; round++)
+		for (i = 0; i < NR_CASES; i++)
+			if (selected[i] &&
+			    run_case(&cases[i], size, iters, round, &tally[i]))
+				failed++;
 	if (failed)
 		fprintf(stderr, "mprotect_bench: %d case(s) failed or skipped\n",
 			failed);
