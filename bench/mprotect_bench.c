@@ -1082,7 +1082,7 @@ static int cmp_u64(const void *a, const void *b)
  */
 struct tally {
 	uint64_t *cost;
-	unsigned int nr, calls_per_cycle;
+	unsigned int nr;
 	uint64_t sum;
 	long long faults;
 	struct tlb_flushes tlb;
@@ -1092,23 +1092,27 @@ struct tally {
 
 /*
  * Run @n cycles in up to BLOCKS timed blocks, each block's cost scaled to
- * @iters cycles (the case's whole loop) into @tl. @prev is the clock at the
- * start; returns the clock after the last block.
+ * @iters cycles (the case's whole loop) into @cost, which is on the stack:
+ * the tally's array, on the heap, could fault in the timed loop. @prev is
+ * the clock at the start; returns the clock after the last block and the
+ * number of blocks in @nb.
  */
 #define BLOCKS 10
 static uint64_t timed_loop(const struct bcase *c, char *p,
 			   const struct ranges *rg, unsigned int n,
-			   unsigned int iters, uint64_t prev, struct tally *tl)
+			   unsigned int iters, uint64_t prev,
+			   uint64_t cost[BLOCKS], unsigned int *nb)
 {
-	unsigned int nb = n < BLOCKS ? n : BLOCKS, b, i, k;
+	unsigned int b, i, k;
 	uint64_t t;
 
-	for (b = 0; b < nb; b++) {
-		k = n / nb + (b < n % nb);
+	*nb = n < BLOCKS ? n : BLOCKS;
+	for (b = 0; b < *nb; b++) {
+		k = n / *nb + (b < n % *nb);
 		for (i = 0; i < k; i++)
 			cycle(c, p, rg);
 		t = now_ns();
-		tl->cost[tl->nr++] = (t - prev) * iters / k;
+		cost[b] = (t - prev) * iters / k;
 		prev = t;
 	}
 	return prev;
@@ -1212,7 +1216,8 @@ static int run_case(const struct bcase *c, size_t size_opt,
 	struct counters before, after;
 	struct tlb_flushes tlb0, tlb1;
 	long long f0, f1;
-	uint64_t t0, calls, ptes, insns, fastest;
+	uint64_t t0, calls, ptes, insns, fastest, cost[BLOCKS];
+	unsigned int nb;
 	struct ranges rg;
 	struct region r;
 	char fb[24];
@@ -1323,9 +1328,11 @@ static int run_case(const struct bcase *c, size_t size_opt,
 	read_tlb_flushes(&tlb0);
 	f0 = minflt();
 	t0 = now_ns();
-	tl->sum += timed_loop(c, r.p, &rg, n, iters, t0, tl) - t0;
+	tl->sum += timed_loop(c, r.p, &rg, n, iters, t0, cost, &nb) - t0;
 	f1 = minflt();
 	read_tlb_flushes(&tlb1);
+	memcpy(tl->cost + tl->nr, cost, nb * sizeof(*cost));
+	tl->nr += nb;
 	tl->faults += f1 - f0;
 	if (tlb0.range < 0 || tlb1.range < 0)
 		tl->no_tlb = 1;
@@ -1340,7 +1347,12 @@ static int run_case(const struct bcase *c, size_t size_opt,
 		reason = reason ? reason : "layout-changed";
 		goto skipped;
 	}
-	/* The last round this case runs in prints it. */
+	/*
+	 * The last round this case runs in prints it: rounds= is the number
+	 * of rounds it ran in (fewer than --rounds if it has fewer cycles);
+	 * verify= and congruent64k= are that round's, each round having
+	 * passed the same checks.
+	 */
 	if (round + 1 < (iters < nr_rounds ? iters : nr_rounds)) {
 		tl->done = 0;
 		unmap_region(&r);
@@ -1541,6 +1553,17 @@ int main(int argc, char **argv)
 				s++;
 		}
 	}
+
+	/* A block's cost is scaled by its case's cycles in 64 bits. */
+	for (i = 0; i < NR_CASES; i++)
+		if (selected[i] &&
+		    (uint64_t)(iters ? iters : cases[i].iters) * iter_scale >
+		    100000000) {
+			fprintf(stderr,
+				"mprotect_bench: case %s: over 100000000 cycles (--iters times --scale)\n",
+				cases[i].name);
+			return 2;
+		}
 
 	ps = sysconf(_SC_PAGESIZE);
 	if (ps <= 0)

@@ -273,6 +273,8 @@ if command -v "$cc" >/dev/null 2>&1 &&
 	expect 2 "mprotect_bench: bad iters" "$tmp/mb" --iters 0
 	expect 2 "mprotect_bench: bad scale" "$tmp/mb" --scale 0
 	expect 2 "mprotect_bench: bad rounds" "$tmp/mb" --rounds 0
+	expect 2 "mprotect_bench: iters times scale too large" "$tmp/mb" \
+		--iters 67108864 --scale 64
 	expect 2 "mprotect_bench: missing value" "$tmp/mb" --case
 	if [ "$run_bench" -eq 1 ]; then
 		(cd "$tmp" && ./mb >h1.log 2>&1 && ./mb >h2.log 2>&1)
@@ -283,11 +285,21 @@ if command -v "$cc" >/dev/null 2>&1 &&
 			cp "$tmp/h1.log" "$tmp/out" 2>/dev/null
 			not_ok "mprotect_bench: all cases run on this machine"
 		fi
-		# Three rounds of 40 cycles: one line, 30 timed blocks.
+		# 40 cycles over three rounds (14, 13, 13): one line.
 		expect 0 "mprotect_bench --rounds 3 runs" "$tmp/mb" \
 			--case rorw-4k --size 4M --rounds 3
 		grep_out '^BENCH case=rorw-4k .* rounds=3( |$)' \
-			"mprotect_bench --rounds 3: one line, three rounds"
+			"mprotect_bench --rounds 3: three rounds"
+		if [ "$(grep -c '^BENCH case=rorw-4k ' "$tmp/out")" = 1 ]; then
+			ok "mprotect_bench --rounds 3: one line"
+		else
+			not_ok "mprotect_bench --rounds 3: one line"
+		fi
+		# Two cycles cannot fill five rounds: two rounds of one.
+		expect 0 "mprotect_bench --iters 2 --rounds 5 runs" "$tmp/mb" \
+			--case rorw-4k --size 4M --iters 2 --rounds 5
+		grep_out '^BENCH case=rorw-4k .* rounds=2( |$)' \
+			"mprotect_bench --iters 2 --rounds 5: rounds=2"
 		"$R" -o "$tmp/host.csv" x86_64:stock:"$tmp/h1.log" \
 			x86_64:patched:"$tmp/h2.log"
 		expect 0 "table.sh on host runs (report-only)" "$T" \
