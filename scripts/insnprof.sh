@@ -11,7 +11,9 @@
 # --iters), plus whatever background work (timer ticks, ...) falls in the
 # longer window. The profile counts whole translation blocks, each credited
 # to the function its first instruction is in (`nm -n` of vmlinux, text
-# symbols); the table gives instructions per PTE, sorted.
+# symbols); the table gives instructions per PTE, sorted, and the
+# translation blocks run and memory accesses made per PTE in all kernel text
+# (the plugin counts both), which weigh in emulated wall time too.
 # Environment: SIZE (mprotect_bench --size, default its own 32M).
 # Output: a table on stdout, kept with the raw profiles and console logs in
 # build/insnprof/ARCH-VARIANT-CASE/.
@@ -143,14 +145,14 @@ done
 [ "$(bf lo iters)" = "$lo" ] && [ "$(bf hi iters)" = "$hi" ] ||
 	die "BENCH iters=$(bf lo iters)/$(bf hi iters), asked for $lo/$hi"
 
-# funcs PROF: "function insns tb_execs" per function. Symbols (tag 0) and TB
-# records (tag 1) sorted together by address as fixed-width hex strings: a
-# TB belongs to the last symbol at or before its start.
+# funcs PROF: "function insns tb_execs mem_accesses" per function. Symbols
+# (tag 0) and TB records (tag 1) sorted together by address as fixed-width
+# hex strings: a TB belongs to the last symbol at or before its start.
 funcs() {
-	awk '{ printf "%s 1 %.0f %s\n", $1, $2 * $3, $3 }' "$1" | cat "$RUN/syms" - | LC_ALL=C sort -k1,1 -k2,2n |
+	awk '{ printf "%s 1 %.0f %s %.0f\n", $1, $2 * $3, $3, $4 }' "$1" | cat "$RUN/syms" - | LC_ALL=C sort -k1,1 -k2,2n |
 		awk '$2 == 0 { f = $3; next }
-		     { k = f == "" ? "[below-first-text-symbol]" : f; ins[k] += $3; ex[k] += $4 }
-		     END { for (k in ins) printf "%s %.0f %.0f\n", k, ins[k], ex[k] }' | LC_ALL=C sort
+		     { k = f == "" ? "[below-first-text-symbol]" : f; ins[k] += $3; ex[k] += $4; mem[k] += $5 }
+		     END { for (k in ins) printf "%s %.0f %.0f %.0f\n", k, ins[k], ex[k], mem[k] }' | LC_ALL=C sort
 }
 funcs "$RUN/lo.prof" >"$RUN/lo.funcs"
 funcs "$RUN/hi.prof" >"$RUN/hi.funcs"
@@ -162,9 +164,9 @@ funcs "$RUN/hi.prof" >"$RUN/hi.funcs"
 		-v lo_sum="$(bf lo insns_sum)" -v hi_sum="$(bf hi insns_sum)" -v hi_insns="$(bf hi insns)" \
 		-v hi_ptes="$(bf hi ptes)" -v hi_calls="$(bf hi calls)" -v hi_iters="$hi" '
 	BEGIN {
-		while ((getline l < lo_f) > 0) { split(l, a, " "); lo[a[1]] = a[2] }
+		while ((getline l < lo_f) > 0) { split(l, a, " "); lo[a[1]] = a[2]; loex += a[3]; lomem += a[4] }
 	}
-	{ d[$1] = $2 - lo[$1]; seen[$1] = 1 }
+	{ d[$1] = $2 - lo[$1]; seen[$1] = 1; hiex += $3; himem += $4 }
 	END {
 		for (f in lo) if (!(f in seen)) d[f] = -lo[f]
 		tot = 0
@@ -184,6 +186,10 @@ funcs "$RUN/hi.prof" >"$RUN/hi.funcs"
 		close("sort -k2,2gr")
 		printf "%-40s %10.3f %7.2f %12.1f\n", "[" no " functions below 0.005]", other / dptes, 100 * other / tot, other / dcalls
 		printf "%-40s %10.3f %7.2f %12.1f\n", "total (plugin, kernel text)", tot / dptes, 100, tot / dcalls
+		# Per PTE, what emulated wall time weighs besides instructions:
+		# blocks run (each a dispatch under TCG) and memory accesses.
+		printf "%-40s %10.3f %7s %12.1f\n", "translation blocks run (kernel text)", (hiex - loex) / dptes, "", (hiex - loex) / dcalls
+		printf "%-40s %10.3f %7s %12.1f\n", "memory accesses (plugin, kernel text)", (himem - lomem) / dptes, "", (himem - lomem) / dcalls
 		bench = hi_insns / hi_ptes
 		sumd = (hi_sum - lo_sum) / dptes
 		printf "%-40s %10.3f %7s %12.1f\n", "BENCH per_pte (iters=" hi_iters ", median block)", bench, "", hi_insns / hi_calls

@@ -8,7 +8,12 @@
  *
  * At exit PATH gets one line per (TB start address, TB length) pair:
  *
- *	vaddr_hex n_insns exec_count
+ *	vaddr_hex n_insns exec_count mem_accesses
+ *
+ * mem_accesses: the loads and stores its instructions made, all executions
+ * together (an emulator spends much of its time on each guest memory
+ * access, so they weigh in emulated wall time beyond their share of the
+ * instructions).
  *
  * vaddr_hex is 16 lowercase hex digits, so that the script can sort it
  * together with `nm -n` output as plain strings (awk cannot hold 64-bit
@@ -44,6 +49,7 @@ struct tb_rec {
 	uint64_t vaddr;
 	uint64_t count;		/* executions: target of the inline add */
 	uint64_t n_insns;
+	uint64_t mem;		/* memory accesses: another inline add */
 };
 
 /*
@@ -94,6 +100,7 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	uint64_t vaddr = qemu_plugin_tb_vaddr(tb);
 	struct tb_rec *r;
+	size_t i;
 
 	/*
 	 * Kernel code only: on x86_64 and arm64 (and the other 64-bit
@@ -112,6 +119,11 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	r->n_insns = qemu_plugin_tb_n_insns(tb);
 	qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64,
 						 &r->count, 1);
+	for (i = 0; i < r->n_insns; i++)
+		qemu_plugin_register_vcpu_mem_inline(qemu_plugin_tb_get_insn(tb, i),
+						     QEMU_PLUGIN_MEM_RW,
+						     QEMU_PLUGIN_INLINE_ADD_U64,
+						     &r->mem, 1);
 }
 
 static int cmp_rec(const void *a, const void *b)
@@ -143,12 +155,14 @@ static int write_profile(FILE *f)
 	}
 	qsort(all, n, sizeof(*all), cmp_rec);
 	for (i = 0; i < n; i = j) {
-		uint64_t count = 0;
+		uint64_t count = 0, mem = 0;
 
-		for (j = i; j < n && !cmp_rec(&all[i], &all[j]); j++)
+		for (j = i; j < n && !cmp_rec(&all[i], &all[j]); j++) {
 			count += all[j].count;
-		if (fprintf(f, "%016" PRIx64 " %" PRIu64 " %" PRIu64 "\n",
-			    all[i].vaddr, all[i].n_insns, count) < 0) {
+			mem += all[j].mem;
+		}
+		if (fprintf(f, "%016" PRIx64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+			    all[i].vaddr, all[i].n_insns, count, mem) < 0) {
 			free(all);
 			return -1;
 		}
