@@ -13,7 +13,8 @@
 # Metadata comes from the environment and is written as "# key=value" lines:
 #   BENCH_MODE (icount|wall, default icount), BENCH_KERNEL, BENCH_CONFIG_HASH,
 #   BENCH_SERIES_HASH, BENCH_QEMU, BENCH_MAINLINE (the third kernel's
-#   version, if any), BENCH_DATE (default: now, UTC).
+#   version, if any), BENCH_ARGS (the guest's command line, if given),
+#   BENCH_DATE (default: now, UTC).
 # BENCH_STAT=min takes each case's cheapest timed block (min_block=, scaled
 # to the whole loop) instead of the median one (insns=): for wall time,
 # which the host can only lengthen.
@@ -80,6 +81,7 @@ emit() {
 	echo "# series_hash=${BENCH_SERIES_HASH:-unknown}"
 	echo "# qemu=${BENCH_QEMU:-unknown}"
 	[ -z "${BENCH_MAINLINE:-}" ] || echo "# mainline=$BENCH_MAINLINE"
+	[ -z "${BENCH_ARGS:-}" ] || echo "# args=$BENCH_ARGS"
 	echo "# date=${BENCH_DATE:-$(date -u +%Y-%m-%dT%H:%M:%SZ)}"
 	echo "arch,variant,run,case,insns,calls,ptes,per_pte,faults,folio,status"
 	for spec in "$@"; do

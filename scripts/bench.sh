@@ -58,12 +58,14 @@ for c in $(echo "$CASES" | tr , ' '); do
 done
 echo "${SIZE:-1M}" | grep -Eqx '[1-9][0-9]*[KMG]?' || die "bad SIZE '$SIZE' (e.g. 32M, 1G)"
 echo "${ITERS:-1}" | grep -Eqx '[1-9][0-9]*' || die "bad ITERS '$ITERS'"
+"$BUILD/guest/x86_64/mprotect_bench" $args --scale "$WALL_SCALE" --rounds "$WALL_ROUNDS" --list >/dev/null ||
+	die "bad WALL_SCALE '$WALL_SCALE' or WALL_ROUNDS '$WALL_ROUNDS' (mprotect_bench --scale, --rounds)"
 
 # cpu_ticks: all CPU ticks of this machine and its steal ticks, from
 # /proc/stat; steal_since TICKS: the share stolen since then.
 cpu_ticks() { awk '$1 == "cpu" { t = 0; for (i = 2; i <= 9; i++) t += $i; print t, $9 }' /proc/stat; }
 steal_since() {
-	echo "$1 $(cpu_ticks)" | awk '{ d = $3 - $1; printf "steal %.1f%%\n", d > 0 ? 100 * ($4 - $2) / d : 0 }'
+	echo "$1 $(cpu_ticks)" | awk '{ d = $3 - $1; printf "steal %.1f%%\n", (d > 0 ? 100 * ($4 - $2) / d : 0) }'
 }
 rm -f "$OUT/wall-host.txt"
 LIST=$OUT/bench.list
@@ -108,8 +110,11 @@ for arch in $ARCHES; do
 			# took (steal) while this boot ran, the noise no
 			# statistic of the guest's can see.
 			st=
-			[ "$2" = wall ] && st=", host $(steal_since "$c0")" &&
-				echo "$arch $as $3 $(steal_since "$c0")" >>"$OUT/wall-host.txt"
+			if [ "$2" = wall ]; then
+				st=$(steal_since "$c0")
+				echo "$arch $as $3 $st" >>"$OUT/wall-host.txt"
+				st=", host $st"
+			fi
 			printf '[%5ss] %-44s ok (%ss%s)\n' "$(($(date +%s) - T0))" "bench $arch $1 $2 run $3${4:+ as $4}" "$(($(date +%s) - s))" "$st"
 		else
 			printf '[%5ss] %-44s FAILED: %s\n' "$(($(date +%s) - T0))" "bench $arch $1 $2 run $3${4:+ as $4}" "$(cat "$log.check")"
@@ -203,7 +208,9 @@ for mode in icount wall; do
 	# shellcheck disable=SC2046
 	stat=median
 	[ "$mode" = icount ] || stat=${WALL_STAT:-min}
-	BENCH_MODE=$mode BENCH_STAT=$stat "$TOP/bench/results.sh" -o "$csv" $(cat "$OUT/$mode.args") || rc=1
+	list=$LIST
+	[ "$mode" = icount ] || list=$OUT/bench-wall.list
+	BENCH_ARGS=$(cat "$list") BENCH_MODE=$mode BENCH_STAT=$stat "$TOP/bench/results.sh" -o "$csv" $(cat "$OUT/$mode.args") || rc=1
 	cp "$csv" "$OUT/$mode-latest.csv"
 	if [ "$mode" = icount ]; then
 		# Not through a pipe: its status would be tee's.
