@@ -1209,6 +1209,8 @@ static int run_case(const struct bcase *c, size_t size_opt,
 	size_t size = c->fixed_size || !size_opt ? c->size : size_opt;
 	unsigned int iters = (iters_opt ? iters_opt : c->iters) * iter_scale;
 	unsigned int n = iters / nr_rounds + (round < iters % nr_rounds);
+	/* The rounds it runs in: fewer than --rounds if it has fewer cycles */
+	unsigned int rounds_run = iters < nr_rounds ? iters : nr_rounds;
 	unsigned long anon_kb = 0, shmem_kb = 0;
 	size_t nfolios = size / (c->folio_kb * 1024);
 	const char *reason = NULL, *how = "stats";
@@ -1348,12 +1350,11 @@ static int run_case(const struct bcase *c, size_t size_opt,
 		goto skipped;
 	}
 	/*
-	 * The last round this case runs in prints it: rounds= is the number
-	 * of rounds it ran in (fewer than --rounds if it has fewer cycles);
+	 * The last round this case runs in prints it (rounds=rounds_run);
 	 * verify= and congruent64k= are that round's, each round having
 	 * passed the same checks.
 	 */
-	if (round + 1 < (iters < nr_rounds ? iters : nr_rounds)) {
+	if (round + 1 < rounds_run) {
 		tl->done = 0;
 		unmap_region(&r);
 		return 0;
@@ -1374,8 +1375,7 @@ static int run_case(const struct bcase *c, size_t size_opt,
 	       c->kind == K_SHMEM ? "shmem" : "memfd",
 	       c->prot_a == NONE ? (c->write ? "none-rw-write" : "none-rw") :
 	       (c->write ? "ro-rw-write" : "ro-rw"), how,
-	       congruent, size / 65536, tl->sum, fastest,
-	       iters < nr_rounds ? iters : nr_rounds);
+	       congruent, size / 65536, tl->sum, fastest, rounds_run);
 	/* Flushes per mprotect() call (all that the timed loops issued). */
 	if (!tl->no_tlb)
 		printf(" tlb_range=%.3f tlb_pages=%.3f tlb_mm=%.3f",
