@@ -83,6 +83,18 @@ enum after_populate {
 	AFTER_THP_DISABLE,	/* prctl(PR_SET_THP_DISABLE), reset after */
 };
 
+/*
+ * Which folio_kb slots of a region of large folios hold order-0 pages
+ * instead (slot_is_small()).
+ */
+enum mix {
+	MIX_NONE,
+	/* the first, the middle and the last slot of each PMD-sized span */
+	MIX_EDGES,
+	/* all but every fourth slot */
+	MIX_SPARSE,
+};
+
 struct bcase {
 	const char *name;
 	enum kind kind;
@@ -113,6 +125,11 @@ struct bcase {
 	 * gaps between them are made MADV_DONTFORK, so they never merge.
 	 */
 	unsigned long off_kb, len_kb, stride_kb;
+	/*
+	 * Folios of @folio_kb in a page table that also maps order-0 pages:
+	 * see slot_is_small().
+	 */
+	enum mix mix;
 };
 
 #define KiB(x)	((size_t)(x) << 10)
@@ -253,6 +270,23 @@ static const struct bcase cases[] = {
 	MTHP64_RORW("rorw-64k-half",
 		    "64K mTHP, the first half of each folio, one call each, RO<->RW",
 		    .len_kb = 32, .stride_kb = 64),
+	/* Page tables that map large folios and order-0 pages */
+	MTHP64_RORW("rorw-64k-mixed",
+		    "64K mTHP, order-0 pages in the first, middle and last 64K of each 2M, RO<->RW",
+		    .mix = MIX_EDGES),
+	MTHP64_RORW("rorw-64k-sparse",
+		    "64K mTHP in one 64K of every four, order-0 pages in the rest, RO<->RW",
+		    .mix = MIX_SPARSE),
+	/* One call per folio, or over a few of its pages */
+	MTHP64_RORW("rorw-64k-each",
+		    "64K mTHP, every other folio, one call each, RO<->RW",
+		    .len_kb = 64, .stride_kb = 128),
+	{ "rorw-16k-each", K_ANON, 16, SHAPE_PTE, RO, RW, 0, DEF_SIZE,
+	  DEF_ITERS, 0, "16K mTHP, every other folio, one call each, RO<->RW",
+	  .len_kb = 16, .stride_kb = 32 },
+	MTHP64_RORW("rorw-64k-3pages",
+		    "64K mTHP, the first 3 pages of each folio, one call each, RO<->RW",
+		    .len_kb = 12, .stride_kb = 64),
 };
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -700,6 +734,49 @@ static size_t count_congruent(const uint64_t *pm, size_t npages)
 	return n;
 }
 
+/* Whether folio slot @i (of @folio_kb each) of the region holds order-0 pages. */
+static int slot_is_small(const struct bcase *c, size_t i)
+{
+	size_t per_pmd = pmd_kb / c->folio_kb;
+
+	switch (c->mix) {
+	case MIX_EDGES:
+		return i % per_pmd == 0 || i % per_pmd == per_pmd / 2 ||
+		       i % per_pmd == per_pmd - 1;
+	case MIX_SPARSE:
+		return i % 4 != 0;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Check that the @n pages of @pm are present order-0 pages. Returns 0, or
+ * -1 with @reason set.
+ */
+static int check_small_pages(int kffd, const uint64_t *pm, size_t n,
+			     const char **reason)
+{
+	uint64_t kf;
+	size_t j;
+
+	for (j = 0; j < n; j++) {
+		if (!(pm[j] & PM_PRESENT)) {
+			*reason = "page-not-present";
+			return -1;
+		}
+		if (pread(kffd, &kf, sizeof(kf),
+			  (off_t)(pm[j] & PM_PFN_MASK) * sizeof(kf)) != sizeof(kf))
+			die("pread kpageflags");
+		if (kf & ((1ULL << KPF_COMPOUND_HEAD) |
+			  (1ULL << KPF_COMPOUND_TAIL))) {
+			*reason = "large-folio-in-small-slot";
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /*
  * Check the folio layout of [p, p + size) with /proc/self/pagemap and
  * /proc/kpageflags: every page present, each folio_pages-aligned chunk one
@@ -711,9 +788,10 @@ static size_t count_congruent(const uint64_t *pm, size_t npages)
  * Returns 1 if checked and good, 0 if the files are unusable (not root,
  * no PROC_PAGE_MONITOR), -1 on a bad layout.
  */
-static int check_layout(char *p, size_t size, unsigned long folio_kb,
+static int check_layout(const struct bcase *c, char *p, size_t size,
 			const char **reason, size_t *congruent)
 {
+	unsigned long folio_kb = c->folio_kb;
 	size_t npages = size / page_size;
 	size_t fpages = folio_kb * 1024 / page_size;
 	uint64_t *pm = NULL, *kf = NULL;
@@ -735,6 +813,11 @@ static int check_layout(char *p, size_t size, unsigned long folio_kb,
 	for (i = 0; i < npages; i += fpages) {
 		uint64_t pfn0 = pm[i] & PM_PFN_MASK;
 
+		if (slot_is_small(c, i / fpages)) {
+			if (check_small_pages(kffd, pm + i, fpages, reason) < 0)
+				goto out;
+			continue;
+		}
 		for (j = 0; j < fpages; j++) {
 			if (!(pm[i + j] & PM_PRESENT)) {
 				*reason = "page-not-present";
@@ -777,7 +860,7 @@ static int check_layout(char *p, size_t size, unsigned long folio_kb,
 			}
 		}
 		/* The next page must start a new folio. */
-		if (i + fpages < npages) {
+		if (i + fpages < npages && !slot_is_small(c, i / fpages + 1)) {
 			uint64_t next;
 
 			n = pread(kffd, &next, sizeof(next),
@@ -879,6 +962,29 @@ static void touch(char *p, size_t size)
 	/* Write only: a read first would map the shared zero page. */
 	for (i = 0; i < size; i += page_size)
 		v[i] = 1;
+}
+
+/*
+ * Replace the large folios of the slots slot_is_small() names with order-0
+ * pages: unmapped, then faulted in again with every mTHP size off.
+ */
+static int populate_small_slots(const struct bcase *c, struct region *r,
+				const char **reason)
+{
+	size_t fsize = c->folio_kb * 1024, i;
+
+	if (c->mix == MIX_NONE)
+		return 0;
+	if (set_thp(0, 0, reason))
+		return -1;
+	for (i = 0; i < r->size / fsize; i++) {
+		if (!slot_is_small(c, i))
+			continue;
+		if (madvise(r->p + i * fsize, fsize, MADV_DONTNEED))
+			die("madvise(MADV_DONTNEED)");
+		touch(r->p + i * fsize, fsize);
+	}
+	return 0;
 }
 
 /*
@@ -1177,7 +1283,7 @@ static int verify(const struct bcase *c, struct region *r,
 		*reason = "unexpected-pmd-mapping";
 		return -1;
 	}
-	lay = check_layout(r->p, size, c->folio_kb, reason, congruent);
+	lay = check_layout(c, r->p, size, reason, congruent);
 	if (lay < 0)
 		return -1;
 	/* Only the page flags tell what MADV_COLLAPSE made. */
@@ -1286,6 +1392,8 @@ static int run_case(const struct bcase *c, size_t size_opt,
 			goto skipped;
 		}
 	}
+	if (populate_small_slots(c, &r, &reason))
+		goto skipped;
 	if (c->shape == SHAPE_PMD_SPLIT || c->shape == SHAPE_COLLAPSE) {
 		/* Populated as PMD THP: check, then PTE-map it. */
 		long long ah = smaps_pmd_mapped(c, r.p, size);
