@@ -130,6 +130,11 @@ struct bcase {
 	 * see slot_is_small().
 	 */
 	enum mix mix;
+	/*
+	 * Order-0 pages faulted in a scattered order, so that neighbouring
+	 * PTEs map PFNs that are not consecutive (populate_scattered()).
+	 */
+	int scatter;
 };
 
 #define KiB(x)	((size_t)(x) << 10)
@@ -287,6 +292,13 @@ static const struct bcase cases[] = {
 	MTHP64_RORW("rorw-64k-3pages",
 		    "64K mTHP, the first 3 pages of each folio, one call each, RO<->RW",
 		    .len_kb = 12, .stride_kb = 64),
+	/* Order-0 pages whose neighbours map PFNs far apart */
+	{ "rorw-4k-scattered", K_ANON, 4, SHAPE_PTE, RO, RW, 0, DEF_SIZE,
+	  DEF_ITERS, 0, "4K pages faulted in a scattered order, RO<->RW",
+	  .scatter = 1 },
+	{ "nonerw-4k-scattered", K_ANON, 4, SHAPE_PTE, NONE, RW, 0, KiB(4000),
+	  40, 1, "4K pages faulted in a scattered order, NONE<->RW, 4000 KiB",
+	  .scatter = 1 },
 };
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -965,6 +977,20 @@ static void touch(char *p, size_t size)
 }
 
 /*
+ * Fault the pages of [p, p + size) in the order k * 97 mod n: the page
+ * allocator hands out the PFNs of a run of faults one after the other, so
+ * neighbouring pages then get PFNs 97 faults apart.
+ */
+static void populate_scattered(char *p, size_t size)
+{
+	size_t n = size / page_size, k;
+	volatile char *v = p;
+
+	for (k = 0; k < n; k++)
+		v[(k * 97 % n) * page_size] = 1;
+}
+
+/*
  * Replace the large folios of the slots slot_is_small() names with order-0
  * pages: unmapped, then faulted in again with every mTHP size off.
  */
@@ -1004,6 +1030,10 @@ static void populate(const struct bcase *c, struct region *r)
 	char *resv, *s;
 	uint64_t *pm;
 
+	if (c->scatter) {
+		populate_scattered(r->p, size);
+		return;
+	}
 	if (c->kind != K_ANON || fsize >= span || c->shape != SHAPE_PTE) {
 		touch(r->p, size);
 		return;

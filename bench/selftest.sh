@@ -79,7 +79,8 @@ log() {
 			  "shmem-rorw-thp-collapse:2M rorw-thp-unaligned:2M " \
 			  "rorw-64k-unaligned:64K rorw-64k-straddle:64K " \
 			  "rorw-64k-half:64K rorw-64k-mixed:64K rorw-64k-sparse:64K " \
-			  "rorw-64k-each:64K rorw-16k-each:16K rorw-64k-3pages:64K", c, " ")
+			  "rorw-64k-each:64K rorw-16k-each:16K rorw-64k-3pages:64K " \
+			  "rorw-4k-scattered:4K nonerw-4k-scattered:4K", c, " ")
 		for (i = 1; i <= n; i++) {
 			split(c[i], f, ":")
 			large = f[2] != "4K" && f[2] != "16K" && f[2] != "32K"
