@@ -14,7 +14,7 @@
 # (wall pairs of stock against stock: the emulation's own spread),
 # WALL_STAT=median (wall time from each case's median timed block; the
 # default, min, takes its cheapest, which narrows the spread of stock against
-# itself, results/2026-12-02-s11/wall-aa-min/),
+# itself, results/6.12-v8/wall-aa-min/),
 # MAINLINE=no (skip the third kernel: Debian unstable's 7.2, mainline with
 # its own mprotect() batching, built from the same fragments and booted
 # REPEAT times under icount beside the two 6.12 kernels),
@@ -32,7 +32,7 @@ ARCHES=${ARCHES:-x86_64 arm64 x86_64-os arm64-os arm64-va52}
 REPEAT=${REPEAT:-2}
 # Six pairs, five times the iterations, over ten rounds: with 3 pairs of
 # the icount windows in one round, wall-time ratios of stock against
-# itself spread up to 1.8; this is what results/2026-12-02-s12/wall-ab/
+# itself spread up to 1.8; this is what results/6.12-v8/wall-ab/
 # measured (stock against itself: x86_64 35/45 case medians within 2%).
 WALL_PAIRS=${WALL_PAIRS:-6}
 WALL_SCALE=${WALL_SCALE:-5}

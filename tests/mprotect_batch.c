@@ -96,9 +96,9 @@ FIXTURE_VARIANT(mb) {
 	enum fsel folio;
 	bool pmd_mapped;
 	/*
-	 * Order-0 pages in a VMA with MADV_HUGEPAGE: the series takes its
-	 * batching walk there (large folios may be mapped), which must handle
-	 * order-0 pages too. Every large-folio shape has MADV_HUGEPAGE as well.
+	 * Order-0 pages in a VMA with MADV_HUGEPAGE, which may map large
+	 * folios too: the batch detection must handle order-0 pages there.
+	 * Every large-folio shape has MADV_HUGEPAGE as well.
 	 */
 	bool madv_huge;
 };
@@ -440,8 +440,7 @@ FIXTURE_SETUP(mb)
 	/*
 	 * Keep khugepaged and PMD re-mapping away from the region: no new
 	 * large folios from now on. The VMA keeps MADV_HUGEPAGE (or
-	 * MADV_NOHUGEPAGE), which decides whether mprotect() takes the
-	 * series' batching walk or its per-PTE walk.
+	 * MADV_NOHUGEPAGE) as set up.
 	 */
 	thp_all_never();
 
