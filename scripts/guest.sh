@@ -1,6 +1,7 @@
 #!/bin/sh
 # guest.sh ARCH [SRC.c ...]: build guest programs, static, into
-# build/guest/ARCH/. Without arguments: guest/, tests/ and bench/ programs.
+# build/guest/ARCH/. Without arguments: guest/, tests/ and bench/ programs,
+# and tests/selftest-mm/'s, which link the kernel tree's mm selftest helpers.
 # Rebuilds a program only when its source or a header beside it changed.
 . "$(dirname "$0")/lib.sh"
 
@@ -19,20 +20,29 @@ if [ ! -f "$HDR/include/linux/userfaultfd.h" ]; then
 		INSTALL_HDR_PATH="$HDR" headers_install || exit 1
 fi
 
-[ $# -gt 0 ] || set -- "$TOP"/guest/*.c "$TOP"/tests/*.c "$TOP"/bench/*.c
+[ $# -gt 0 ] || set -- "$TOP"/guest/*.c "$TOP"/tests/*.c "$TOP"/bench/*.c \
+	"$TOP"/tests/selftest-mm/*.c
+# tests/selftest-mm/ holds programs for the tree's tools/testing/selftests/mm/:
+# they include its vm_util.h and thp_settings.h and link their .c files, as
+# that directory's Makefile does.
+mm=$KSRC/tools/testing/selftests/mm
 built=0
 for c in "$@"; do
 	[ -f "$c" ] || continue
 	name=$(basename "$c" .c)
 	dir=$(dirname "$c")
 	bin=$out/$name
+	helpers=
+	case $dir in
+	*/tests/selftest-mm) helpers="-I $mm $mm/vm_util.c $mm/thp_settings.c" ;;
+	esac
 	if [ -f "$bin" ] && [ -z "$(find "$c" "$dir" -maxdepth 1 \( -name '*.h' -o -name "$name.c" \) -newer "$bin")" ]; then
 		continue
 	fi
 	step "guest $arch $name" "$BUILD/log/guest-$arch-$name.log" \
 		"$GUEST_CC" -static -O2 -g0 -Wall -Wextra \
 		-isystem "$HDR/include" -I "$KSRC/tools/testing/selftests" \
-		-I "$dir" -o "$bin" "$c" -lpthread || exit 1
+		-I "$dir" -o "$bin" "$c" $helpers -lpthread || exit 1
 	built=$((built + 1))
 done
 exit 0
