@@ -22,6 +22,7 @@ TEST_LIST=$BUILD/runs/check-tests.list
 cat >"$TEST_LIST" <<EOL
 @60 smoke @SMOKE_ARGS@ --swap --xfs
 @600 mprotect_batch
+@600 mprotect_folios /mnt/xfs
 @300 mprotect_stress
 EOL
 GATE_LIST=$BUILD/runs/check-gate.list
