@@ -32,11 +32,15 @@ for c in "$@"; do
 	name=$(basename "$c" .c)
 	dir=$(dirname "$c")
 	bin=$out/$name
-	helpers=
+	helpers= deps=
 	case $dir in
-	*/tests/selftest-mm) helpers="-I $mm $mm/vm_util.c $mm/thp_settings.c" ;;
+	*/tests/selftest-mm)
+		helpers="-I $mm $mm/vm_util.c $mm/thp_settings.c"
+		# A new source tree brings new helpers: rebuild against them.
+		deps="$mm/vm_util.c $mm/vm_util.h $mm/thp_settings.c $mm/thp_settings.h" ;;
 	esac
-	if [ -f "$bin" ] && [ -z "$(find "$c" "$dir" -maxdepth 1 \( -name '*.h' -o -name "$name.c" \) -newer "$bin")" ]; then
+	if [ -f "$bin" ] && [ -z "$(find "$c" "$dir" -maxdepth 1 \( -name '*.h' -o -name "$name.c" \) -newer "$bin")" ] &&
+		{ [ -z "$deps" ] || [ -z "$(find $deps -newer "$bin")" ]; }; then
 		continue
 	fi
 	step "guest $arch $name" "$BUILD/log/guest-$arch-$name.log" \
