@@ -15,15 +15,15 @@ kernel=$(kernel_dir "$variant" "$kind")/$KIMAGE
 [ -f "$initrd" ] || die "no initramfs $initrd"
 command -v "$QEMU" >/dev/null || die "$QEMU not found (make deps)"
 timeout=${BOOT_TIMEOUT:-900}
-# Guest RAM in MiB (the arch record may ask for more: QEMU_MEM).
+# Guest RAM in MiB (the machine record may ask for more: QEMU_MEM).
 mem=${QEMU_MEM:-2048}
 
 # loglevel=7: info messages too, among them the CPU features the kernel
-# detected (see CONSOLE_EXPECT in the arch record).
+# detected (see CONSOLE_EXPECT in the machine record).
 append="console=$QEMU_CONSOLE panic=-1 oops=panic loglevel=7 $ARCH_APPEND $BOOT_APPEND"
 swap=
 case $mode in
-# A fixed virtual RTC (and on x86 no RDRAND/RDSEED, see arch/) keeps the
+# A fixed virtual RTC (and on x86 no RDRAND/RDSEED, see machines/) keeps the
 # host's clock out of the guest, so icount figures repeat exactly.
 # Random stack offsets change copy alignments and so instruction counts.
 icount)

@@ -48,7 +48,7 @@ for arch in $ARCHES; do
 	# stock is a broken test, not a regression. One boot per kernel runs
 	# our tests, then the tree's mm selftests.
 	list=$BUILD/runs/check-$arch.list
-	# What this arch's VM has, for the smoke test (arch record).
+	# What this arch's VM has, for the smoke test (machine record).
 	sed "s|@SMOKE_ARGS@|${SMOKE_ARGS:---nodes 2}|" "$TEST_LIST" >"$list"
 	own=$(runlist_progs <"$TEST_LIST" | tr '\n' ' ')
 	if [ "$CHECK_KSELFTESTS" != no ]; then

@@ -1,7 +1,7 @@
 #!/bin/sh
 # console-check.sh LOG [EXPECT]: fail when the console shows a kernel panic,
 # BUG, WARNING, page_table_check report, sanitizer report, timeout, or lacks
-# the end marker or the fixed string EXPECT (what the arch record says the
+# the end marker or the fixed string EXPECT (what the machine record says the
 # kernel must print about the CPU, e.g. arm64 hardware dirty management);
 # print which.
 log=$1 expect=$2

@@ -3,8 +3,8 @@
 # cannot be done.
 . "$(dirname "$0")/lib.sh"
 
-# Each arch record names its QEMU and cross packages (DEBIAN_PKGS).
-ARCH_PKGS=$(for f in "$TOP"/arch/*.conf; do (. "$f" && echo "$DEBIAN_PKGS"); done)
+# Each machine record names its QEMU and cross packages (DEBIAN_PKGS).
+ARCH_PKGS=$(for f in "$TOP"/machines/*.conf; do (. "$f" && echo "$DEBIAN_PKGS"); done)
 PKGS="linux-source-6.12 gcc libc6-dev make flex bison bc libelf-dev libssl-dev
 cpio ccache xz-utils patch rsync gnuplot-nox libnuma-dev libnuma-dev:arm64 xfsprogs
 $ARCH_PKGS $EXTRA_PKGS"

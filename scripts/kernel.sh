@@ -1,7 +1,7 @@
 #!/bin/sh
 # kernel.sh ARCH VARIANT KIND: configure and build one kernel into
 # build/kernel/ARCH-VARIANT-KIND (incremental, ccache).
-# KIND bench: tinyconfig + configs/{base,distro}.config + the arch record's
+# KIND bench: tinyconfig + configs/{base,distro}.config + the machine record's
 # fragments (KCONFIG, in order; configs/ARCH.config)
 # KIND test:  the same with configs/debug.config before the arch fragments
 # VARIANT mainline* (7.2): configs/mainline.config before the arch fragments

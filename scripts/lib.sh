@@ -35,15 +35,15 @@ step() {
 	return 1
 }
 
-# load_arch ARCH: read the arch record into the environment.
+# load_arch ARCH: read the machine record machines/ARCH.conf.
 load_arch() {
-	[ -f "$TOP/arch/$1.conf" ] ||
-		die "unknown ARCH '$1' (known: $(cd "$TOP/arch" && ls ./*.conf | sed 's,\./,,;s,\.conf,,' | tr '\n' ' '))"
+	[ -f "$TOP/machines/$1.conf" ] ||
+		die "unknown ARCH '$1' (known: $(cd "$TOP/machines" && ls ./*.conf | sed 's,\./,,;s,\.conf,,' | tr '\n' ' '))"
 	# A record may boot another record's kernels (KERNEL_OF) with more
 	# kernel parameters (ARCH_APPEND), e.g. powerpc's hash MMU.
 	KERNEL_OF= ARCH_APPEND= BENCH_MODES=
 	# shellcheck disable=SC1090
-	. "$TOP/arch/$1.conf"
+	. "$TOP/machines/$1.conf"
 	ARCH_NAME=$1
 	KERNEL_OF=${KERNEL_OF:-$1}
 }
