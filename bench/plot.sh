@@ -5,9 +5,9 @@
 #
 #   bench/plot.sh [-o OUT.png] [-s OUT.svg] CSV...
 #
-# Points: the RO<->RW sweep rorw-4k, rorw-16k ... rorw-1m and, at 2M, the
-# PTE-mapped THP (rorw-thp-pte); x axis log2 from 4K to 2M.  Missing
-# results are left out of the line.  Default output: bench-ratio.png.
+# Points (from bench/report plot): the RO<->RW sweep rorw-4k, rorw-16k ...
+# rorw-1m and, at 2M, the PTE-mapped THP (rorw-thp-pte); x axis log2 from
+# 4K to 2M.  Missing results are left out of the line.  Default output: bench-ratio.png.
 # Needs gnuplot (Debian: gnuplot-nox).
 set -eu
 
@@ -46,25 +46,13 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
-# One data file per arch: "<folio KiB> <ratio> <label>".
-awk -f "$here/ratios.awk" "$@" | awk -v dir="$tmp" '
-function kib(s) {
-	if (s ~ /M$/)
-		return substr(s, 1, length(s) - 1) * 1024
-	return substr(s, 1, length(s) - 1) + 0
-}
-$1 == "M" {
-	print $2 > (dir "/mode")
-	next
-}
-$1 == "R" && $6 != "-" &&
-($3 == "rorw-thp-pte" || ($3 ~ /^rorw-[0-9]+[km]$/)) {
-	if (!($2 in seen)) {
-		seen[$2] = 1
-		print $2 > (dir "/arches")
-	}
-	printf "%d %s %s\n", kib($4), $6, $3 > (dir "/" $2 ".dat")
-}'
+# One data file per arch: "<folio KiB> <ratio> <label>", by folio size;
+# the arch's large-folio target beside it.
+"$here/report" plot "$@" >"$tmp/points" || exit 2
+awk -v dir="$tmp" '
+$1 == "M" { print $2 > (dir "/mode") }
+$1 == "A" { print $2 > (dir "/arches"); print $3 > (dir "/" $2 ".target") }
+$1 == "P" { print $3, $4, $5 > (dir "/" $2 ".dat") }' "$tmp/points"
 
 if [ ! -s "$tmp/arches" ]; then
 	echo "$0: no RO<->RW sweep results to plot" >&2
@@ -81,13 +69,10 @@ plots=
 lt=0
 for a in $(cat "$tmp/arches"); do
 	lt=$((lt + 1))
-	sort -n "$tmp/$a.dat" >"$tmp/$a.sorted"
-	plots="$plots${plots:+, }'$tmp/$a.sorted' using 1:2 with linespoints lt $lt lw 2 pt 7 title '$a'"
+	plots="$plots${plots:+, }'$tmp/$a.dat' using 1:2 with linespoints lt $lt lw 2 pt 7 title '$a'"
 	# The arch's large-folio target (lowest target below 1), dashed.
-	t=$(awk -v a="$a" '!/^#/ && ($1 == a || $1 == "*") && $3 + 0 < 1 &&
-		(m == "" || $3 + 0 < m) { m = $3 + 0 } END { print m }' \
-		"$here/targets")
-	if [ -n "$t" ]; then
+	t=$(cat "$tmp/$a.target")
+	if [ "$t" != - ]; then
 		plots="$plots, $t with lines lt $lt dt 3 title '$a target'"
 	fi
 done

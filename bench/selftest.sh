@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# selftest.sh: checks results.sh / table.sh / plot.sh on synthetic console
-# logs, and mprotect_bench's argument handling.  No kernel or root needed.
+# selftest.sh: checks bench/report and plot.sh on synthetic console logs,
+# and mprotect_bench's argument handling.  No kernel or root needed.
 #
 #   bench/selftest.sh [--run-bench]
 #
@@ -97,138 +97,137 @@ log() {
 	}' >"$1"
 }
 
-R=$here/results.sh
-T=$here/table.sh
+R=$here/report
 P=$here/plot.sh
 
-# --- results.sh ----------------------------------------------------------
+# --- report csv ----------------------------------------------------------
 log "$tmp/stock.log" 1 1
 log "$tmp/good.log" 0.1 1
-expect 2 "results.sh: no arguments" "$R"
-expect 2 "results.sh: bad variant" "$R" x86_64:foo:"$tmp/stock.log"
-expect 2 "results.sh: unreadable log" "$R" x86_64:stock:"$tmp/nope"
-expect 2 "results.sh: bad BENCH_MODE" env BENCH_MODE=x "$R" \
+expect 2 "report csv: no arguments" "$R" csv
+expect 2 "report csv: bad variant" "$R" csv x86_64:foo:"$tmp/stock.log"
+expect 2 "report csv: unreadable log" "$R" csv x86_64:stock:"$tmp/nope"
+expect 2 "report csv: bad BENCH_MODE" env BENCH_MODE=x "$R" csv \
 	x86_64:stock:"$tmp/stock.log"
-expect 0 "results.sh: two arches" env BENCH_KERNEL=6.12.0 \
-	BENCH_SERIES_HASH=abc "$R" -o "$tmp/good.csv" \
+expect 0 "report csv: two arches" env BENCH_KERNEL=6.12.0 \
+	BENCH_SERIES_HASH=abc "$R" csv -o "$tmp/good.csv" \
 	x86_64:stock:"$tmp/stock.log" x86_64:patched:"$tmp/good.log" \
 	arm64:stock:"$tmp/stock.log" arm64:patched:"$tmp/good.log"
 cp "$tmp/good.csv" "$tmp/out"
-grep_out '^# series_hash=abc$' "results.sh: metadata line"
+grep_out '^# series_hash=abc$' "report csv: metadata line"
 grep_out '^x86_64,patched,1,rorw-64k,655360,80,655360,1.00,0,64K,ok$' \
-	"results.sh: CRLF stripped, record complete"
+	"report csv: CRLF stripped, record complete"
 if grep -q garbled "$tmp/good.csv"; then
-	not_ok "results.sh: garbled line dropped"
+	not_ok "report csv: garbled line dropped"
 else
-	ok "results.sh: garbled line dropped"
+	ok "report csv: garbled line dropped"
 fi
 
 printf 'BENCH case=rorw-64k insns=800 calls=80 ptes=160 per_pte=5.00 faults=0 folio=64K min_block=480\r\n' >"$tmp/min.log"
-expect 0 "results.sh: BENCH_STAT=min" env BENCH_STAT=min "$R" -o "$tmp/min.csv" \
+expect 0 "report csv: BENCH_STAT=min" env BENCH_STAT=min "$R" csv -o "$tmp/min.csv" \
 	x86_64:stock:"$tmp/min.log"
 cp "$tmp/min.csv" "$tmp/out"
 grep_out '^x86_64,stock,1,rorw-64k,480,80,160,3.00,0,64K,ok$' \
-	"results.sh: BENCH_STAT=min takes the cheapest block"
-expect 2 "results.sh: bad BENCH_STAT" env BENCH_STAT=x "$R" \
+	"report csv: BENCH_STAT=min takes the cheapest block"
+expect 2 "report csv: bad BENCH_STAT" env BENCH_STAT=x "$R" csv \
 	x86_64:stock:"$tmp/min.log"
 
-# --- table.sh -------------------------------------------------------------
-expect 0 "table.sh: all targets met" "$T" "$tmp/good.csv"
+# --- report table --------------------------------------------------------
+expect 0 "report table: all targets met" "$R" table "$tmp/good.csv"
 grep_out '^rorw-thp-pte +2M +insns/pte +10.00 +1.00 +0.100 +1 <=0.20 +met$' \
-	"table.sh: row format"
-grep_out '^rorw-2m-pmd .* info$' "table.sh: case without target is info"
-grep_out 'guest instructions' "table.sh: icount label"
+	"report table: row format"
+grep_out '^rorw-2m-pmd .* info$' "report table: case without target is info"
+grep_out 'guest instructions' "report table: icount label"
 
 log "$tmp/slow.log" 0.1 1.05
-"$R" -o "$tmp/slow.csv" x86_64:stock:"$tmp/stock.log" \
+"$R" csv -o "$tmp/slow.csv" x86_64:stock:"$tmp/stock.log" \
 	x86_64:patched:"$tmp/slow.log"
-expect 1 "table.sh: 4K regression misses" "$T" "$tmp/slow.csv"
-grep_out '^rorw-4k .* 1.050 .* missed$' "table.sh: 4K regression row"
-expect 0 "table.sh: --report-only" "$T" --report-only "$tmp/slow.csv"
+expect 1 "report table: 4K regression misses" "$R" table "$tmp/slow.csv"
+grep_out '^rorw-4k .* 1.050 .* missed$' "report table: 4K regression row"
+expect 0 "report table: --report-only" "$R" table --report-only "$tmp/slow.csv"
 
 log "$tmp/meh.log" 0.3 1
-"$R" -o "$tmp/meh.csv" x86_64:stock:"$tmp/stock.log" \
+"$R" csv -o "$tmp/meh.csv" x86_64:stock:"$tmp/stock.log" \
 	x86_64:patched:"$tmp/meh.log" arm64:stock:"$tmp/stock.log" \
 	arm64:patched:"$tmp/meh.log"
-expect 1 "table.sh: arm64 0.30 misses 0.20" "$T" "$tmp/meh.csv"
-grep_out '^== arm64' "table.sh: arm64 table"
+expect 1 "report table: arm64 0.30 misses 0.20" "$R" table "$tmp/meh.csv"
+grep_out '^== arm64' "report table: arm64 table"
 if awk '/^== x86_64/ { x = 1 } x && /rorw-64k/ && / met$/ { f = 1 }
 	END { exit !f }' "$tmp/out"; then
-	ok "table.sh: x86_64 0.30 meets 0.50"
+	ok "report table: x86_64 0.30 meets 0.50"
 else
-	not_ok "table.sh: x86_64 0.30 meets 0.50"
+	not_ok "report table: x86_64 0.30 meets 0.50"
 fi
 
 # Configs of the matrix (ARCH-FLAVOR) take their arch's targets; the worst
 # config of each case is listed.
-"$R" -o "$tmp/cfg.csv" arm64:stock:"$tmp/stock.log" \
+"$R" csv -o "$tmp/cfg.csv" arm64:stock:"$tmp/stock.log" \
 	arm64:patched:"$tmp/good.log" arm64-os:stock:"$tmp/stock.log" \
 	arm64-os:patched:"$tmp/meh.log"
-expect 1 "table.sh: arm64-os takes arm64's targets" "$T" "$tmp/cfg.csv"
-grep_out '^== arm64-os' "table.sh: a table per config"
-grep_out '^== arm64: worst config per case ==$' "table.sh: worst-config table"
-grep_out '^rorw-64k +arm64-os +0.300 <=0.20$' "table.sh: worst config row"
-expect 2 "results.sh: bad arch name" "$R" 'arm64/os:stock:'"$tmp/stock.log"
+expect 1 "report table: arm64-os takes arm64's targets" "$R" table "$tmp/cfg.csv"
+grep_out '^== arm64-os' "report table: a table per config"
+grep_out '^== arm64: worst config per case ==$' "report table: worst-config table"
+grep_out '^rorw-64k +arm64-os +0.300 <=0.20$' "report table: worst config row"
+expect 2 "report csv: bad arch name" "$R" csv 'arm64/os:stock:'"$tmp/stock.log"
 
 # A third kernel (mainline): its columns beside the ratio, paired run by
 # run; the targets stay on patched/stock.
 log "$tmp/ml.log" 0.2 1.25
-"$R" -o "$tmp/ml.csv" arm64:stock:"$tmp/stock.log" \
+"$R" csv -o "$tmp/ml.csv" arm64:stock:"$tmp/stock.log" \
 	arm64:patched:"$tmp/good.log" arm64:mainline:"$tmp/ml.log" \
 	arm64-os:stock:"$tmp/stock.log" arm64-os:patched:"$tmp/meh.log" \
 	arm64-os:mainline:"$tmp/ml.log"
 cp "$tmp/ml.csv" "$tmp/out"
 grep_out '^arm64,mainline,1,rorw-64k,1310720,80,655360,2.00,0,64K,ok$' \
-	"results.sh: mainline variant"
-expect 1 "table.sh: mainline does not change the result" "$T" "$tmp/ml.csv"
+	"report csv: mainline variant"
+expect 1 "report table: mainline does not change the result" "$R" table "$tmp/ml.csv"
 grep_out 'ratio +mainline +ml/stock +pat/ml +n target' \
-	"table.sh: mainline columns"
+	"report table: mainline columns"
 grep_out '^rorw-64k +64K +insns/pte +10.00 +1.00 +0.100 +2.00 +0.200 +0.500 +1 <=0.20 +met$' \
-	"table.sh: mainline row"
+	"report table: mainline row"
 grep_out '^rorw-4k +4K +insns/pte +50.00 +50.00 +1.000 +62.50 +1.250 +0.800 +1 <=1.01 +met$' \
-	"table.sh: mainline row, small folio"
+	"report table: mainline row, small folio"
 grep_out '^rorw-64k +arm64-os +0.300 <=0.20 +1.500 arm64-os' \
-	"table.sh: worst config row with pat/ml"
+	"report table: worst config row with pat/ml"
 
 grep -v '^BENCH case=rorw-64k ' "$tmp/good.log" >"$tmp/miss.log"
 printf 'BENCH case=rorw-128k skipped reason=too-few-large-folios-allocated\n' \
 	>>"$tmp/miss.log"
 grep -v '^BENCH case=rorw-128k insns' "$tmp/miss.log" >"$tmp/miss2.log"
-"$R" -o "$tmp/miss.csv" x86_64:stock:"$tmp/stock.log" \
+"$R" csv -o "$tmp/miss.csv" x86_64:stock:"$tmp/stock.log" \
 	x86_64:patched:"$tmp/miss2.log"
-expect 1 "table.sh: missing result fails" "$T" "$tmp/miss.csv"
-grep_out '^rorw-64k .* missing \(no-patched\)$' "table.sh: missing row"
+expect 1 "report table: missing result fails" "$R" table "$tmp/miss.csv"
+grep_out '^rorw-64k .* missing \(no-patched\)$' "report table: missing row"
 grep_out '^rorw-128k .*missing \(skipped-patched:too-few' \
-	"table.sh: skipped row"
-expect 1 "table.sh: absent arch is missing" "$T" --arches x86_64,arm64 \
+	"report table: skipped row"
+expect 1 "report table: absent arch is missing" "$R" table --arches x86_64,arm64 \
 	"$tmp/slow.csv"
 grep_out '^rorw-thp-pte .* missing \(no-result\)$' \
-	"table.sh: absent arch rows"
+	"report table: absent arch rows"
 
 log "$tmp/flt.log" 0.1 1 7
-"$R" -o "$tmp/flt.csv" x86_64:stock:"$tmp/stock.log" \
+"$R" csv -o "$tmp/flt.csv" x86_64:stock:"$tmp/stock.log" \
 	x86_64:patched:"$tmp/flt.log"
-expect 1 "table.sh: more write faults misses" "$T" "$tmp/flt.csv"
-grep_out '^rorw-write-4k .*missed \(faults 0->7\)$' "table.sh: faults row"
+expect 1 "report table: more write faults misses" "$R" table "$tmp/flt.csv"
+grep_out '^rorw-write-4k .*missed \(faults 0->7\)$' "report table: faults row"
 
 # Gate: a large-folio ratio equal to the target passes the table but not
 # the gate; the gate only looks at its cases.
 log "$tmp/edge.log" 0.5 1
-"$R" -o "$tmp/edge.csv" x86_64:stock:"$tmp/stock.log" \
+"$R" csv -o "$tmp/edge.csv" x86_64:stock:"$tmp/stock.log" \
 	x86_64:patched:"$tmp/edge.log"
-expect 0 "table.sh: ratio == target meets" "$T" "$tmp/edge.csv"
-expect 1 "table.sh --gate: ratio == target fails" "$T" --gate "$tmp/edge.csv"
-expect 0 "table.sh --gate=LIST: only listed cases" "$T" \
+expect 0 "report table: ratio == target meets" "$R" table "$tmp/edge.csv"
+expect 1 "report table --gate: ratio == target fails" "$R" table --gate "$tmp/edge.csv"
+expect 0 "report table --gate=LIST: only listed cases" "$R" table \
 	--gate=rorw-4k,memfd-rorw-4k "$tmp/edge.csv"
 if grep -q rorw-64k "$tmp/out"; then
-	not_ok "table.sh --gate=LIST: other cases hidden"
+	not_ok "report table --gate=LIST: other cases hidden"
 else
-	ok "table.sh --gate=LIST: other cases hidden"
+	ok "report table --gate=LIST: other cases hidden"
 fi
-expect 1 "table.sh --gate: missing gate case fails" "$T" \
+expect 1 "report table --gate: missing gate case fails" "$R" table \
 	--gate=rorw-4k,no-such-case "$tmp/edge.csv"
-expect 2 "table.sh: unknown option" "$T" --bogus "$tmp/edge.csv"
-expect 2 "table.sh: unreadable csv" "$T" "$tmp/nope.csv"
+expect 2 "report table: unknown option" "$R" table --bogus "$tmp/edge.csv"
+expect 2 "report table: unreadable csv" "$R" table "$tmp/nope.csv"
 
 # Wall-clock mode: A B A B A B, median of paired ratios.
 log "$tmp/w_s1.log" 1 1
@@ -237,13 +236,13 @@ log "$tmp/w_s2.log" 1 1
 log "$tmp/w_p2.log" 0.1 1.0
 log "$tmp/w_s3.log" 1 1
 log "$tmp/w_p3.log" 0.1 5.0
-BENCH_MODE=wall "$R" -o "$tmp/wall.csv" \
+BENCH_MODE=wall "$R" csv -o "$tmp/wall.csv" \
 	x86_64:stock:"$tmp/w_s1.log" x86_64:patched:"$tmp/w_p1.log" \
 	x86_64:stock:"$tmp/w_s2.log" x86_64:patched:"$tmp/w_p2.log" \
 	x86_64:stock:"$tmp/w_s3.log" x86_64:patched:"$tmp/w_p3.log"
-expect 0 "table.sh wall: median of paired ratios" "$T" "$tmp/wall.csv"
-grep_out 'emulated wall time' "table.sh wall: label"
-grep_out '^rorw-4k .* 1.000 0.900-5.000 +3 <=1.01 +met$' "table.sh wall: 3 pairs, median and the pairs' range"
+expect 0 "report table wall: median of paired ratios" "$R" table "$tmp/wall.csv"
+grep_out 'emulated wall time' "report table wall: label"
+grep_out '^rorw-4k .* 1.000 0.900-5.000 +3 <=1.01 +met$' "report table wall: 3 pairs, median and the pairs' range"
 
 # --- plot.sh --------------------------------------------------------------
 if command -v gnuplot >/dev/null 2>&1; then
@@ -302,9 +301,9 @@ if command -v "$cc" >/dev/null 2>&1 &&
 			--case rorw-4k --size 4M --iters 2 --rounds 5
 		grep_out '^BENCH case=rorw-4k .* rounds=2( |$)' \
 			"mprotect_bench --iters 2 --rounds 5: rounds=2"
-		"$R" -o "$tmp/host.csv" x86_64:stock:"$tmp/h1.log" \
+		"$R" csv -o "$tmp/host.csv" x86_64:stock:"$tmp/h1.log" \
 			x86_64:patched:"$tmp/h2.log"
-		expect 0 "table.sh on host runs (report-only)" "$T" \
+		expect 0 "report table on host runs (report-only)" "$R" table \
 			--report-only "$tmp/host.csv"
 		cat "$tmp/out"
 	fi
@@ -312,8 +311,7 @@ else
 	not_ok "mprotect_bench: builds with -Wall -Wextra -Werror"
 fi
 
-# tlb-table.sh: TLB flushes per call, patched against stock.
-TT=$here/tlb-table.sh
+# report tlb: TLB flushes per call, patched against stock.
 tlblog() {	# tlblog FILE RANGE PAGES MM: two cases with those counts
 	{
 		echo "BENCH case=rorw-4k insns=1 calls=2 tlb_range=0.000 tlb_pages=0.000 tlb_mm=1.000"
@@ -322,16 +320,70 @@ tlblog() {	# tlblog FILE RANGE PAGES MM: two cases with those counts
 }
 tlblog "$tmp/ts.log" 0.500 0.500 0.000
 tlblog "$tmp/tp.log" 0.500 0.500 0.000
-expect 0 "tlb-table.sh: equal counts pass" "$TT" "$tmp/ts.log" "$tmp/tp.log"
-grep_out '^nonerw-4k-4KiB .* ok$' "tlb-table.sh: a row per case"
+expect 0 "report tlb: equal counts pass" "$R" tlb "$tmp/ts.log" "$tmp/tp.log"
+grep_out '^nonerw-4k-4KiB .* ok$' "report tlb: a row per case"
 tlblog "$tmp/tp.log" 0.500 1.000 0.000
-expect 1 "tlb-table.sh: more pages than stock fail" "$TT" "$tmp/ts.log" "$tmp/tp.log"
-grep_out '^nonerw-4k-4KiB .* MORE$' "tlb-table.sh: the case is named"
+expect 1 "report tlb: more pages than stock fail" "$R" tlb "$tmp/ts.log" "$tmp/tp.log"
+grep_out '^nonerw-4k-4KiB .* MORE$' "report tlb: the case is named"
 tlblog "$tmp/tp.log" 0.000 0.000 1.000
-expect 1 "tlb-table.sh: a whole-mm flush for a ranged one fails" "$TT" "$tmp/ts.log" "$tmp/tp.log"
+expect 1 "report tlb: a whole-mm flush for a ranged one fails" "$R" tlb "$tmp/ts.log" "$tmp/tp.log"
 echo "BENCH case=rorw-4k insns=1 calls=2" >"$tmp/tn.log"
-expect 1 "tlb-table.sh: a log without counts fails" "$TT" "$tmp/tn.log" "$tmp/tp.log"
-expect 2 "tlb-table.sh: usage" "$TT" "$tmp/ts.log"
+expect 1 "report tlb: a log without counts fails" "$R" tlb "$tmp/tn.log" "$tmp/tp.log"
+expect 2 "report tlb: usage" "$R" tlb "$tmp/ts.log"
+
+# A record after other output on its console line still counts (a kernel
+# message without its newline); one in the middle of a word does not.
+printf '[    1.0] BIOS-e820BENCH case=rorw-4k insns=1 calls=2 tlb_range=0.500 tlb_pages=0.500 tlb_mm=0.000\r\n' >"$tmp/tq.log"
+expect 0 "report tlb: a record after other output counts" "$R" tlb "$tmp/tq.log" "$tmp/tq.log"
+grep_out '^rorw-4k .* ok$' "report tlb: the record is read"
+
+# --- report cover, determinism, field -------------------------------------
+# The cover tables are cut from table output; the worst-config tables need
+# two configs per arch.
+"$R" csv -o "$tmp/cov.csv" x86_64:stock:"$tmp/stock.log" \
+	x86_64:patched:"$tmp/good.log" x86_64-os:stock:"$tmp/stock.log" \
+	x86_64-os:patched:"$tmp/meh.log" arm64:stock:"$tmp/stock.log" \
+	arm64:patched:"$tmp/good.log" arm64-va52:stock:"$tmp/stock.log" \
+	arm64-va52:patched:"$tmp/good.log" x86_64-ml:stock:"$tmp/stock.log" \
+	x86_64-ml:patched:"$tmp/good.log" x86_64-ml:mainline:"$tmp/ml.log" \
+	arm64-ml:stock:"$tmp/stock.log" arm64-ml:patched:"$tmp/meh.log" \
+	arm64-ml:mainline:"$tmp/ml.log"
+"$R" table --report-only "$tmp/cov.csv" >"$tmp/cov.txt"
+expect 0 "report cover series" "$R" cover series "$tmp/cov.txt"
+grep_out '^  x86_64  rorw-64k +64K +10.00 +1.00  0.100  <=0.50$' \
+	"report cover series: a row per case"
+grep_out '^  x86_64  rorw-64k +x86_64-os +0.300  <=0.50$' \
+	"report cover series: the worst config"
+if grep -q '[[:space:]]$' "$tmp/out"; then
+	not_ok "report cover series: no trailing blanks"
+else
+	ok "report cover series: no trailing blanks"
+fi
+expect 0 "report cover mainline" "$R" cover mainline "$tmp/cov.txt"
+grep_out '^  rorw-64k +0.100 +0.500 +0.300 +1.500$' \
+	"report cover mainline: worst -ml config per arch"
+expect 2 "report cover: unknown table" "$R" cover nope "$tmp/cov.txt"
+expect 2 "report cover: not a table" "$R" cover series "$tmp/cov.csv"
+
+expect 0 "report determinism: identical runs" "$R" determinism "x86_64 stock" 2 \
+	"$tmp/stock.log" "$tmp/stock.log"
+grep_out '^icount determinism x86_64 stock: 2 runs, identical$' \
+	"report determinism: identical"
+expect 0 "report determinism: different runs" "$R" determinism "x86_64 mix" 2 \
+	"$tmp/stock.log" "$tmp/good.log"
+grep_out 'differ by at most [0-9]+ insns' "report determinism: the largest difference"
+expect 2 "report determinism: bad run count" "$R" determinism x 2x "$tmp/stock.log"
+
+expect 0 "report field" "$R" field "$tmp/stock.log" rorw-64k ptes
+grep_out '^655360$' "report field: the value"
+expect 1 "report field: no such key" "$R" field "$tmp/stock.log" rorw-64k nokey
+expect 1 "report field: no such case" "$R" field "$tmp/stock.log" nocase ptes
+expect 1 "report field: a skipped case" "$R" field "$tmp/miss.log" rorw-128k ptes
+
+expect 0 "report plot: the data of the sweep" "$R" plot "$tmp/meh.csv"
+grep_out '^A arm64 0.2$' "report plot: the arch's large-folio target"
+grep_out '^P x86_64 64 0.300000 rorw-64k$' "report plot: a point"
+expect 2 "report: unknown subcommand" "$R" nope
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -169,16 +169,7 @@ for arch in $ARCHES; do
 	for v in $variants; do
 		ls "$OUT/$arch-$v-icount-"*.log >/dev/null 2>&1 || continue
 		[ "$REPEAT" -ge 2 ] || continue
-		grep -a -h '^BENCH ' "$OUT/$arch-$v-icount-"*.log | tr -d '\r' | awk -v what="$arch $v" -v n="$REPEAT" '
-		{ c = ""; x = ""
-		  for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "case") c = kv[2]; if (kv[1] == "insns") x = kv[2] + 0 }
-		  if (x == "") next
-		  if (!(c in lo) || x < lo[c]) lo[c] = x
-		  if (!(c in hi) || x > hi[c]) hi[c] = x }
-		END { d = 0; r = 0
-		  for (c in lo) if (hi[c] - lo[c] > d) { d = hi[c] - lo[c]; r = d / hi[c] }
-		  if (d == 0) printf "icount determinism %s: %d runs, identical\n", what, n
-		  else printf "icount determinism %s: %d runs, differ by at most %d insns (%.6f%%)\n", what, n, d, 100 * r }'
+		"$TOP/bench/report" determinism "$arch $v" "$REPEAT" "$OUT/$arch-$v-icount-"*.log
 	done
 	# TLB flushes per call, the second deterministic metric (kernels with
 	# a measurement-only counting patch; TLBCOUNT=no skips them).
@@ -211,16 +202,16 @@ for mode in icount wall; do
 	[ "$mode" = icount ] || stat=${WALL_STAT:-min}
 	list=$LIST
 	[ "$mode" = icount ] || list=$OUT/bench-wall.list
-	BENCH_ARGS=$(cat "$list") BENCH_MODE=$mode BENCH_STAT=$stat "$TOP/bench/results.sh" -o "$csv" $(cat "$OUT/$mode.args") || rc=1
+	BENCH_ARGS=$(cat "$list") BENCH_MODE=$mode BENCH_STAT=$stat "$TOP/bench/report" csv -o "$csv" $(cat "$OUT/$mode.args") || rc=1
 	cp "$csv" "$OUT/$mode-latest.csv"
 	if [ "$mode" = icount ]; then
 		# Not through a pipe: its status would be tee's.
-		"$TOP/bench/table.sh" "$csv" >"$OUT/table-$mode.txt" || rc=1
+		"$TOP/bench/report" table "$csv" >"$OUT/table-$mode.txt" || rc=1
 		cat "$OUT/table-$mode.txt"
 	else
 		: >"$OUT/table-$mode.txt"
 		[ -z "$WALL_AA" ] || echo "WALL_AA: the patched column is stock booted again (A/A)" | tee -a "$OUT/table-$mode.txt"
-		"$TOP/bench/table.sh" --report-only "$csv" | tee -a "$OUT/table-$mode.txt"
+		"$TOP/bench/report" table --report-only "$csv" | tee -a "$OUT/table-$mode.txt"
 	fi
 done
 "$TOP/bench/plot.sh" -o "$OUT/ratio.png" -s "$OUT/ratio.svg" "$OUT/icount-latest.csv" &&

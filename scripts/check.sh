@@ -84,9 +84,9 @@ for arch in $ARCHES; do
 		BENCH_SERIES_HASH=$(cat "$BUILD/src/patched/.series-hash")
 		BENCH_QEMU=$($QEMU --version | head -1)
 		export BENCH_KERNEL BENCH_CONFIG_HASH BENCH_SERIES_HASH BENCH_QEMU
-		if "$TOP/bench/results.sh" -o "$csv" "$arch:stock:$BUILD/runs/$arch-stock-gate.log" \
+		if "$TOP/bench/report" csv -o "$csv" "$arch:stock:$BUILD/runs/$arch-stock-gate.log" \
 			"$arch:patched:$BUILD/runs/$arch-patched-gate.log" >/dev/null &&
-			"$TOP/bench/table.sh" --gate "$csv" >"$BUILD/runs/$arch-gate.txt" 2>&1; then
+			"$TOP/bench/report" table --gate "$csv" >"$BUILD/runs/$arch-gate.txt" 2>&1; then
 			echo "$arch-perf-gate 1 0 0" >>"$RESULTS"
 			printf '[%5ss] %-44s ok\n' "$(($(date +%s) - T0))" "perf gate $arch"
 		else

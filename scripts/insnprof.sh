@@ -127,19 +127,19 @@ for n in lo hi; do
 		"$RUN/$n.cpio" "$RUN/$n.log" || die "boot failed (console: $RUN/$n.log)"
 	unset QEMU_EXTRA
 	[ -s "$RUN/$n.prof" ] || die "no profile $RUN/$n.prof (plugin message in $RUN/$n.log?)"
-	grep -a "^BENCH case=$case " "$RUN/$n.log" | tr -d '\r' >"$RUN/$n.bench"
-	[ "$(wc -l <"$RUN/$n.bench")" = 1 ] || die "expected one BENCH line for $case in $RUN/$n.log"
-	grep -q ' skipped ' "$RUN/$n.bench" && die "case skipped: $(cat "$RUN/$n.bench")"
+	# One record of the case, not skipped (bench/report field says why not).
+	"$TOP/bench/report" field "$RUN/$n.log" "$case" case >/dev/null ||
+		die "no usable BENCH record of $case in $RUN/$n.log"
 done
 [ "$(sums)" = "$sum0" ] || die "the kernel in $KDIR changed during the profile (rebuilt?): run again"
 
-# bf lo|hi KEY: a field of that run's BENCH line.
+# bf lo|hi KEY: a field of that run's BENCH record.
 bf() {
-	tr ' ' '\n' <"$RUN/$1.bench" | sed -n "s/^$2=//p"
+	"$TOP/bench/report" field "$RUN/$1.log" "$case" "$2"
 }
 for n in lo hi; do
 	for k in iters ptes calls insns insns_sum; do
-		bf $n $k | grep -Eqx '[0-9]+' || die "no $k= in the BENCH line of $RUN/$n.log"
+		bf $n $k 2>/dev/null | grep -Eqx '[0-9]+' || die "no $k= in the BENCH line of $RUN/$n.log"
 	done
 done
 [ "$(bf lo iters)" = "$lo" ] && [ "$(bf hi iters)" = "$hi" ] ||

@@ -3,7 +3,7 @@
 # case on stock and patched. Builds the bench kernels "tlb-stock" (stock +
 # bench/tlbcount.patch) and "tlb-patched" (patches/series + the same),
 # boots each once under icount with INITRD (mprotect_bench), and prints
-# bench/tlb-table.sh's table. The counting patch is measurement only: the
+# bench/report tlb's table. The counting patch is measurement only: the
 # instruction tables come from the kernels without it.
 . "$(dirname "$0")/lib.sh"
 
@@ -33,4 +33,4 @@ for v in tlb-stock tlb-patched; do
 	fi
 done
 echo "== $arch: user TLB flushes per mprotect() call (kernels with bench/tlbcount.patch) =="
-"$TOP/bench/tlb-table.sh" "$out/$arch-tlb-stock-icount.log" "$out/$arch-tlb-patched-icount.log"
+"$TOP/bench/report" tlb "$out/$arch-tlb-stock-icount.log" "$out/$arch-tlb-patched-icount.log"
