@@ -35,31 +35,9 @@ export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$TOP}
 export CCACHE_NOHASHDIR=1
 KMAKE="make -C $src O=$out ARCH=$KARCH CROSS_COMPILE=$CROSS_COMPILE"
 
-configure() {
-	$KMAKE tinyconfig &&
-		"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" $frags &&
-		$KMAKE olddefconfig || return 1
-	# Every option a fragment asks for must have stuck (as the last fragment
-	# that names it asks): a silently dropped dependency would leave the
-	# tests measuring a different kernel.
-	bad=$(cat $frags | sed -n -e 's/^\(CONFIG_[A-Z0-9_]*\)=\(.*\)/\1=\2/p' \
-		-e 's/^# \(CONFIG_[A-Z0-9_]*\) is not set/\1=n/p' |
-		awk -F= '{ if (!($1 in v)) o[n++] = $1; v[$1] = $0 }
-			END { for (i = 0; i < n; i++) print v[o[i]] }' |
-		while read -r want; do
-			case $want in
-			*=n) ! grep -q "^${want%=n}=" "$out/.config" || echo "${want%%=*}" ;;
-			*) grep -qx "$want" "$out/.config" || echo "${want%%=*}" ;;
-			esac
-		done)
-	[ -z "$bad" ] || { echo "options not set as requested:" $bad; return 1; }
-}
-
-fraghash=$(cat $frags | sha256sum | cut -c1-16)
-if [ ! -f "$out/.config" ] || [ "$(cat "$out/.frag-hash" 2>/dev/null)" != "$fraghash" ]; then
-	step "config $arch $variant $kind" "$log" configure || exit 1
-	echo "$fraghash" >"$out/.frag-hash"
-fi
+# shellcheck disable=SC2086
+config_step "config $arch $variant $kind" "$log" "$out/.frag-hash" \
+	"$(cat $frags | sha256sum | cut -c1-16)" configure "$src" "$out" "" $frags || exit 1
 command -v ccache >/dev/null && cc="ccache ${CROSS_COMPILE}gcc" || cc="${CROSS_COMPILE}gcc"
 step "build $arch $variant $kind" "$log" \
 	$KMAKE CC="$cc" -j"$(nproc)" || exit 1

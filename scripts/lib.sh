@@ -35,6 +35,48 @@ step() {
 	return 1
 }
 
+# configure SRC OUT SKIP FRAG...: configure the kernel that $KMAKE (make -C
+# SRC O=OUT ARCH=... CROSS_COMPILE=...) builds: tinyconfig, merge_config.sh of
+# the fragments in order, olddefconfig. Then every option a fragment asks for
+# (as the last fragment that names it asks) must be set so in .config, but
+# those named in SKIP (what the arch cannot have): a dependency dropped
+# without a word would leave a test measuring, or a build check building,
+# another kernel than the fragments say.
+configure() {
+	cf_src=$1 cf_out=$2 cf_skip=$3
+	shift 3
+	$KMAKE tinyconfig &&
+		"$cf_src/scripts/kconfig/merge_config.sh" -m -O "$cf_out" "$cf_out/.config" "$@" &&
+		$KMAKE olddefconfig || return 1
+	cf_bad=$(cat "$@" | sed -n -e 's/^\(CONFIG_[A-Z0-9_]*\)=\(.*\)/\1=\2/p' \
+		-e 's/^# \(CONFIG_[A-Z0-9_]*\) is not set/\1=n/p' |
+		awk -F= '{ if (!($1 in v)) o[n++] = $1; v[$1] = $0 }
+			END { for (i = 0; i < n; i++) print v[o[i]] }' |
+		while read -r cf_want; do
+			case " $cf_skip " in *" ${cf_want%%=*} "*) continue ;; esac
+			case $cf_want in
+			*=n) ! grep -q "^${cf_want%=n}=" "$cf_out/.config" || echo "${cf_want%%=*}" ;;
+			*) grep -qx "$cf_want" "$cf_out/.config" || echo "${cf_want%%=*}" ;;
+			esac
+		done)
+	[ -z "$cf_bad" ] || { echo "options not set as requested:" $cf_bad; return 1; }
+}
+
+# config_step LABEL LOG STAMP HASH CMD...: run the configure command CMD as a
+# step, unless the .config beside the file STAMP exists and was made from
+# inputs of that HASH (which STAMP holds). The stamp goes first, so that a
+# configure that failed half way is done again.
+config_step() {
+	cs_stamp=$3 cs_hash=$4
+	[ -f "${cs_stamp%/*}/.config" ] && [ "$(cat "$cs_stamp" 2>/dev/null)" = "$cs_hash" ] &&
+		return 0
+	rm -f "$cs_stamp"
+	cs_label=$1 cs_log=$2
+	shift 4
+	step "$cs_label" "$cs_log" "$@" || return 1
+	echo "$cs_hash" >"$cs_stamp"
+}
+
 # load_arch ARCH: read the machine record machines/ARCH.conf.
 load_arch() {
 	[ -f "$TOP/machines/$1.conf" ] ||
