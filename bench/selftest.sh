@@ -350,10 +350,14 @@ grep_out '^rorw-4k .* ok$' "report tlb: the record is read"
 	arm64-ml:mainline:"$tmp/ml.log"
 "$R" table --report-only "$tmp/cov.csv" >"$tmp/cov.txt"
 expect 0 "report cover series" "$R" cover series "$tmp/cov.txt"
-grep_out '^  x86_64  rorw-64k +64K +10.00 +1.00  0.100  <=0.50$' \
-	"report cover series: a row per case"
-grep_out '^  x86_64  rorw-64k +x86_64-os +0.300  <=0.50$' \
-	"report cover series: the worst config"
+grep_out '^  rorw-64k +64K +0.100 0.300 os +0.100 0.100 +<=0.50/0.20$' \
+	"report cover series: a row per case, the worst config named"
+grep_out '^  rorw-4k +4K +1.000 1.000 +1.000 1.000 +<=1.01$' \
+	"report cover series: one target for both arches"
+grep_out '^  closest to its target: x86_64 rorw-4k 1.000 \(target <=1.01\)$' \
+	"report cover series: the case closest to its target"
+grep_out '^  RESULT: target\(s\) missed or missing$' \
+	"report cover series: the table's result"
 if grep -q '[[:space:]]$' "$tmp/out"; then
 	not_ok "report cover series: no trailing blanks"
 else
@@ -362,6 +366,9 @@ fi
 expect 0 "report cover mainline" "$R" cover mainline "$tmp/cov.txt"
 grep_out '^  rorw-64k +0.100 +0.500 +0.300 +1.500$' \
 	"report cover mainline: worst -ml config per arch"
+expect 0 "report cover mainline-cost" "$R" cover mainline-cost "$tmp/cov.txt"
+grep_out '^  rorw-4k +1.250 +1.250 +RO<->RW, 4K pages$' \
+	"report cover mainline-cost: 7.2 against nobatch"
 expect 2 "report cover: unknown table" "$R" cover nope "$tmp/cov.txt"
 expect 2 "report cover: not a table" "$R" cover series "$tmp/cov.csv"
 
