@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# selftest.sh: checks bench/report and plot.sh on synthetic console logs,
-# and mprotect_bench's argument handling.  No kernel or root needed.
+# selftest.sh: checks bench/report, plot.sh and cover-check.sh on synthetic
+# console logs and tables, and mprotect_bench's argument handling.  No
+# kernel or root needed.
 #
 #   bench/selftest.sh [--run-bench]
 #
@@ -391,6 +392,32 @@ expect 0 "report plot: the data of the sweep" "$R" plot "$tmp/meh.csv"
 grep_out '^A arm64 0.2$' "report plot: the arch's large-folio target"
 grep_out '^P x86_64 64 0.300000 rorw-64k$' "report plot: a point"
 expect 2 "report: unknown subcommand" "$R" nope
+
+# --- cover-check.sh -------------------------------------------------------
+# A letter whose table is the command's output passes; a changed figure,
+# an added row, a letter without a command line or a path outside the
+# repository fails.
+CC=$here/cover-check.sh
+mkdir -p "$tmp/top/res"
+cp "$tmp/cov.txt" "$tmp/top/res/t.txt"
+{
+	echo "Subject: a letter"
+	echo
+	echo '  $ bench/report cover series res/t.txt'
+	"$R" cover series "$tmp/top/res/t.txt"
+	echo
+	echo "Tests"
+} >"$tmp/top/letter"
+expect 0 "cover-check: the table is the command's output" "$CC" --top "$tmp/top" "$tmp/top/letter"
+sed 's/^\(  rorw-64k .*\)0\.300/\10.299/' "$tmp/top/letter" >"$tmp/top/edited"
+expect 1 "cover-check: an edited figure fails" "$CC" --top "$tmp/top" "$tmp/top/edited"
+grep_out '^    \+  rorw-64k .*0\.299' "cover-check: the edited row is shown"
+awk '{ print } /RESULT/ { print "  extra row" }' "$tmp/top/letter" >"$tmp/top/extra"
+expect 1 "cover-check: an added row fails" "$CC" --top "$tmp/top" "$tmp/top/extra"
+grep -v 'bench/report cover' "$tmp/top/letter" >"$tmp/top/none"
+expect 1 "cover-check: a letter without a command line fails" "$CC" --top "$tmp/top" "$tmp/top/none"
+sed "s|res/t.txt|$tmp/top/res/t.txt|" "$tmp/top/letter" >"$tmp/top/abs"
+expect 1 "cover-check: a file outside the repository fails" "$CC" --top "$tmp/top" "$tmp/top/abs"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
