@@ -178,7 +178,7 @@ struct bcase {
  * (-Wmissing-field-initializers is quiet about lists with a designator).
  */
 static const struct bcase cases[] = {
-	/* Seed: Dev Jain's cover letter T1..T3 */
+	/* Dev Jain's cover letter's cases T1..T3 */
 	{ "rorw-thp-pte", K_ANON, 2048, SHAPE_PMD_SPLIT, RO, RW, 0,
 	  DEF_SIZE, DEF_ITERS, 0, "PMD THP split to PTE mappings, RO<->RW",
 	  .thp_on_kb = 0 },

@@ -7,7 +7,7 @@
 # table per arch and mode, writes raw CSV + metadata and a ratio plot under
 # build/bench/.
 # Options (environment): ARCHES, CASES=a,b,c (default all), SIZE=32M,
-# ITERS=40, FULL=1 (the seed's 1 GiB), REPEAT=2, WALL_PAIRS=6, WALL_SCALE=5,
+# ITERS=40, FULL=1 (1 GiB regions), REPEAT=2, WALL_PAIRS=6, WALL_SCALE=5,
 # WALL_ROUNDS=10 (each case's wall-time iterations split over this many
 # rounds through all the cases), NOBUILD=1,
 # TLBCOUNT=no (skip the TLB flush counts, scripts/tlbcount.sh), WALL_AA=1
