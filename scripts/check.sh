@@ -24,6 +24,7 @@ cat >"$TEST_LIST" <<EOL
 @600 mprotect_batch
 @600 mprotect_folios /mnt/xfs
 @300 mprotect_stress
+@300 uffd_wp_migration 4000
 EOL
 GATE_LIST=$BUILD/runs/check-gate.list
 echo "mprotect_bench --case $(grep -v '^#' "$TOP/bench/gate-cases" | paste -sd, -) ${GATE_ARGS:---size 8M --iters 10}" >"$GATE_LIST"

@@ -5,7 +5,11 @@
 # $RESULTS (default build/results.txt). An incomplete TAP stream, a
 # non-zero exit without a failing result and a missing END marker are
 # failures (see tap-records.sh). With SKIPS=FILE (tests/skips/ARCH.list), a
-# skip that FILE does not list (program<TAB>test<TAB>reason) is a failure.
+# skip that FILE does not list (program<TAB>test<TAB>reason) is a failure;
+# an entry "program<TAB>test<TAB>expected failure: why" makes that test's
+# failure count as skipped, printed as XFAIL (a kernel bug that the test
+# shows on stock and patched alike), and its pass a pass, printed as XPASS
+# (the bug is a race that a run may miss).
 # A named test that fails prints "  FAIL LABEL prog: test"; anything else
 # "  FAIL LABEL prog (what)".
 label=$1 log=$2
@@ -25,10 +29,21 @@ fi
 "$(dirname "$0")/tap-records.sh" "$log" |
 awk -F'\t' -v label="$label" -v results="$RESULTS" -v verbose="${VERBOSE:-}" -v skips="$SKIPS" '
 BEGIN {
-	while (skips != "" && (getline l < skips) > 0)
-		if (l !~ /^#/) expected[l] = 1
+	while (skips != "" && (getline l < skips) > 0) {
+		if (l ~ /^#/) continue
+		if (split(l, f, "\t") == 3 && f[3] ~ /^expected failure: /)
+			xfail[f[1] "\t" f[2]] = substr(f[3], 19)
+		else
+			expected[l] = 1
+	}
 }
-$3 == "ok" { pass++; next }
+$3 == "ok" { pass++
+	if (($1 "\t" $2) in xfail) print "  XPASS " label " " $1 ": " $2 " (expected to fail: " xfail[$1 "\t" $2] ")"
+	next }
+$3 == "fail" && (($1 "\t" $2) in xfail) {
+	skip++
+	print "  XFAIL " label " " $1 ": " $2 " (" xfail[$1 "\t" $2] ")"
+	next }
 $3 == "skip" && (skips == "" || (($1 "\t" $2 "\t" $4) in expected)) {
 	skip++
 	if (verbose || $4 == "(exit 4)") print "  SKIP " label " " $1 ": " $2 " (" $4 ")"
