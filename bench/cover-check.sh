@@ -1,21 +1,29 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# cover-check.sh: every benchmark table in the cover letters must be what
-# bench/report cuts from the results file the letter names, so that no
-# figure is typed by hand or left behind when the results change.
+# cover-check.sh: every benchmark table and test count in the cover
+# letters and the top-level README must be what bench/report cuts from the
+# committed results file the document names, so that no figure is typed by
+# hand or left behind when the results change.
 #
-#   bench/cover-check.sh [--top DIR] [LETTER...]
+#   bench/cover-check.sh [--top DIR] [DOCUMENT...]
 #
-# A table is the output printed under a line of the letter that reads
-#   "  $ bench/report cover KIND FILE"
+# A generated block is the output printed under a line of the document
+# that reads (with any indentation)
+#   "$ bench/report SUB KIND FILE"     SUB: cover, readme or tests
 # where FILE is relative to the repository top (DIR, default the checkout
 # this script is in) and tracked by git there. The lines that follow must
 # be that command's output, line for line, and the next line must be
-# blank or the end of the letter (no row added). A letter without such a
-# line fails too. Default LETTERs: the two cover letters in patches/.
+# blank, a Markdown code fence, another such command line (checked in its
+# turn) or the end of the document: no row added. In the README the
+# command line is an indented code block right above its Markdown table
+# (the table ends the code block) or a line of a fenced block. A document
+# without any command line fails too. Default DOCUMENTs: the two cover
+# letters in patches/ and README.md.
 # Host-only and cheap: make check runs it first.
-# Ends with "N passed, N failed"; exit 1 if a table differs, 2 on usage.
+# A difference is reported as FILE:LINE of the first line of the document
+# that differs, with the diff. Ends with "N passed, N failed"; exit 1 if a
+# block differs, 2 on usage.
 set -u
 # Command lines are split into words below: no globbing of them.
 set -f
@@ -24,18 +32,18 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 if [ "${1:-}" = --top ]; then
 	[ $# -ge 2 ] && [ -d "$2" ] || {
-		echo "usage: $0 [--top DIR] [LETTER...]" >&2
+		echo "usage: $0 [--top DIR] [DOCUMENT...]" >&2
 		exit 2
 	}
 	top=$(cd "$2" && pwd)
 	shift 2
 fi
 case ${1:-} in -*)
-	echo "usage: $0 [--top DIR] [LETTER...]" >&2
+	echo "usage: $0 [--top DIR] [DOCUMENT...]" >&2
 	exit 2 ;;
 esac
 [ $# -ge 1 ] || set -- "$top/patches/0000-cover-letter.patch" \
-	"$top/patches/mainline/0000-cover-letter.patch"
+	"$top/patches/mainline/0000-cover-letter.patch" "$top/README.md"
 
 tmp=$(mktemp -d) || exit 2
 trap 'rm -rf "$tmp"' EXIT INT TERM
@@ -55,26 +63,29 @@ tracked() {
 	git -C "$top" ls-files --error-unmatch -- "$1" >/dev/null 2>&1
 }
 
+# A command line: its output follows it in the document.
+cmdre='^ *[$] bench/report (cover|readme|tests) '
 for letter in "$@"; do
 	if [ ! -r "$letter" ]; then
 		not_ok "${letter#"$top"/}: cannot read it"
 		continue
 	fi
-	# "LINE KIND FILE" for every command line of the letter.
-	sed -n '/^ *\$ bench\/report cover /=' "$letter" >"$tmp/lines"
+	doc=${letter#"$top"/}
+	# The line number of every command line of the document.
+	grep -En "$cmdre" "$letter" | cut -d: -f1 >"$tmp/lines"
 	if [ ! -s "$tmp/lines" ]; then
-		not_ok "${letter#"$top"/}: no \"\$ bench/report cover KIND FILE\" line: no table is checked"
+		not_ok "$doc: no \"\$ bench/report cover|readme|tests KIND FILE\" line: no figure is checked"
 		continue
 	fi
 	while read -r n; do
 		line=$(sed -n "${n}p" "$letter")
 		set -- $line
-		what="${letter#"$top"/}:$n: $*"
+		what="$doc:$n: $*"
 		if [ $# -ne 5 ]; then
-			not_ok "$what: want \"\$ bench/report cover KIND FILE\""
+			not_ok "$what: want \"\$ bench/report SUB KIND FILE\""
 			continue
 		fi
-		kind=$4 file=$5
+		sub=$3 kind=$4 file=$5
 		case $file in
 		/* | ../* | */../*)
 			not_ok "$what: FILE must be a path in the repository"
@@ -84,19 +95,28 @@ for letter in "$@"; do
 			not_ok "$what: $file is not a committed file of the repository"
 			continue
 		fi
-		if ! (cd "$top" && "$here/report" cover "$kind" "$file") >"$tmp/want" 2>"$tmp/err"; then
+		if ! (cd "$top" && "$here/report" "$sub" "$kind" "$file") >"$tmp/want" 2>"$tmp/err"; then
 			not_ok "$what: the command fails: $(cat "$tmp/err")"
 			continue
 		fi
 		rows=$(wc -l <"$tmp/want")
-		# The letter's lines under the command, and the one after them.
+		if [ "$rows" -eq 0 ]; then
+			not_ok "$what: the command prints nothing"
+			continue
+		fi
+		# The document's lines under the command, and the one after them.
 		sed -n "$((n + 1)),$((n + rows))p" "$letter" >"$tmp/have"
 		after=$(sed -n "$((n + rows + 1))p" "$letter")
 		if ! cmp -s "$tmp/want" "$tmp/have"; then
-			not_ok "$what: the table differs from the command's output (- command, + letter):"
+			# The first line that differs (or is missing at the end).
+			d=$(awk 'NR == FNR { w[FNR] = $0; nw = FNR; next }
+				FNR > nw || $0 != w[FNR] { print FNR; f = 1; exit }
+				END { if (!f) print FNR + 1 }' "$tmp/want" "$tmp/have")
+			not_ok "$doc:$((n + d)): differs from the output of line $n, $* (- command, + $doc):"
 			diff -u "$tmp/want" "$tmp/have" | sed '1,2d; s/^/    /'
-		elif [ -n "$after" ]; then
-			not_ok "$what: the table has more lines than the command prints, from line $((n + rows + 1)): $after"
+		elif [ -n "$after" ] && ! printf '%s\n' "$after" | grep -q '^ *```' &&
+		     ! printf '%s\n' "$after" | grep -Eq "$cmdre"; then
+			not_ok "$doc:$((n + rows + 1)): a line more than the output of line $n, $*: $after"
 		else
 			ok "$what"
 		fi

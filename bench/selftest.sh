@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # selftest.sh: checks bench/report, plot.sh and cover-check.sh on synthetic
-# console logs and tables, and mprotect_bench's argument handling.  No
+# console logs, tables, check logs and documents, and mprotect_bench's
+# argument handling.  No
 # kernel or root needed.
 #
 #   bench/selftest.sh [--run-bench]
@@ -418,6 +419,102 @@ grep -v 'bench/report cover' "$tmp/top/letter" >"$tmp/top/none"
 expect 1 "cover-check: a letter without a command line fails" "$CC" --top "$tmp/top" "$tmp/top/none"
 sed "s|res/t.txt|$tmp/top/res/t.txt|" "$tmp/top/letter" >"$tmp/top/abs"
 expect 1 "cover-check: a file outside the repository fails" "$CC" --top "$tmp/top" "$tmp/top/abs"
+
+# --- report readme, tests ------------------------------------------------
+# The README's Markdown tables: header and a row per case, stock, patched,
+# mainline and ratio of the two sections side by side.
+expect 0 "report readme series" "$R" readme series "$tmp/cov.txt"
+grep_out '^\| case \| folio \| metric \| x86_64 6\.12 \| \+ series \| 7\.2 \| series/6\.12 \| arm64 6\.12 \|' \
+	"report readme series: the header"
+grep_out '^\| `rorw-64k` \| 64K \| insns/pte \| 10\.00 \| 1\.00 \| - \| 0\.100 \| 10\.00 \| 1\.00 \| - \| 0\.100 \|$' \
+	"report readme series: a row of x86_64 and arm64"
+if [ "$(grep -c '^| `' "$tmp/out")" = 9 ]; then
+	ok "report readme series: nine cases"
+else
+	not_ok "report readme series: nine cases"
+fi
+expect 0 "report readme mainline" "$R" readme mainline "$tmp/cov.txt"
+grep_out '^\| `rorw-64k` \| 64K \| insns/pte \| 10\.00 \| 1\.00 \| 2\.00 \| 0\.100 \| 10\.00 \| 3\.00 \| 2\.00 \| 0\.300 \|$' \
+	"report readme mainline: the -ml sections"
+grep -v '^rorw-64k-half ' "$tmp/cov.txt" >"$tmp/cov-half.txt"
+expect 2 "report readme: a missing case fails" "$R" readme series "$tmp/cov-half.txt"
+grep_out 'no row of rorw-64k-half in section x86_64' "report readme: the missing case is named"
+if grep -q '^|' "$tmp/out"; then
+	not_ok "report readme: no partial table"
+else
+	ok "report readme: no partial table"
+fi
+"$R" table --report-only "$tmp/slow.csv" >"$tmp/noml.txt"
+expect 2 "report readme: a table without mainline columns fails" "$R" readme series "$tmp/noml.txt"
+expect 2 "report readme: unknown table" "$R" readme nope "$tmp/cov.txt"
+expect 2 "report readme: not a table" "$R" readme series "$tmp/cov.csv"
+
+# A check.sh log: summary lines indented by four (counted), deeper ones
+# (shown, not counted), other lines of counts that are not summaries,
+# and the total.
+{
+	echo "[    9s] build x86_64 test                           ok (9s)"
+	echo "    x86_64-ml-tests:                     193 passed, 0 failed, 51 skipped (incl. failures stock shares)"
+	echo "    7.2's own results (shown, not counted):"
+	echo "      x86_64-mainline-tests:               183 passed, 10 failed, 51 skipped"
+	echo "    x86_64-ml-kselftests:                964 passed, 0 failed, 13 skipped"
+	echo "[  603s] harness selftest                             ok (16 passed, 0 failed)"
+	echo
+	echo "2386 passed, 0 failed, 144 skipped"
+	echo "EXIT 0"
+} >"$tmp/check.log"
+expect 0 "report tests total" "$R" tests total "$tmp/check.log"
+if [ "$(cat "$tmp/out")" = "  2386 passed, 0 failed, 144 skipped" ]; then
+	ok "report tests total: the total line alone"
+else
+	not_ok "report tests total: the total line alone"
+fi
+expect 0 "report tests units" "$R" tests units "$tmp/check.log"
+grep_out '^  x86_64-ml-tests +193 passed, 0 failed, 51 skipped$' \
+	"report tests units: a unit, its note dropped"
+grep_out '^  x86_64-mainline-tests +183 passed, 10 failed, 51 skipped \(not counted\)$' \
+	"report tests units: a deeper line is not counted"
+grep_out '^  all +2386 passed, 0 failed, 144 skipped$' "report tests units: the total last"
+if grep -q '16 passed' "$tmp/out"; then
+	not_ok "report tests units: other lines of counts are not units"
+else
+	ok "report tests units: other lines of counts are not units"
+fi
+grep -v '^2386 passed' "$tmp/check.log" >"$tmp/check-nototal.log"
+expect 2 "report tests: a log without a total fails" "$R" tests total "$tmp/check-nototal.log"
+cat "$tmp/check.log" "$tmp/check.log" >"$tmp/check-two.log"
+expect 2 "report tests: a log with two totals fails" "$R" tests total "$tmp/check-two.log"
+grep '^2386' "$tmp/check.log" >"$tmp/check-nounits.log"
+expect 2 "report tests units: a log without units fails" "$R" tests units "$tmp/check-nounits.log"
+expect 2 "report tests: unknown kind" "$R" tests nope "$tmp/check.log"
+expect 2 "report tests: unreadable log" "$R" tests total "$tmp/nope.log"
+
+# cover-check.sh on a README: the command as an indented code block right
+# above its table, test totals in a fenced block; an edited figure is
+# named by the document's file and line.
+cp "$tmp/check.log" "$tmp/top/res/check.log"
+{
+	echo "# A README"
+	echo
+	echo "    \$ bench/report readme series res/t.txt"
+	"$R" readme series "$tmp/top/res/t.txt"
+	echo
+	echo '```'
+	echo '  $ bench/report tests total res/check.log'
+	"$R" tests total "$tmp/top/res/check.log"
+	echo '  $ bench/report tests units res/check.log'
+	"$R" tests units "$tmp/top/res/check.log"
+	echo '```'
+} >"$tmp/top/README.md"
+expect 0 "cover-check: README tables and test counts" "$CC" --top "$tmp/top" "$tmp/top/README.md"
+grep_out '^3 passed, 0 failed$' "cover-check: every command line of the README"
+sed '/rorw-16k/s/| 1\.000 |/| 0.999 |/' "$tmp/top/README.md" >"$tmp/top/README-ed.md"
+expect 1 "cover-check: an edited README figure fails" "$CC" --top "$tmp/top" "$tmp/top/README-ed.md"
+grep_out '^not ok - README-ed\.md:8: differs from the output of line 3' \
+	"cover-check: the README's file and line are named"
+sed 's/^  2386 passed, 0 failed/  2387 passed, 0 failed/' "$tmp/top/README.md" >"$tmp/top/README-ed.md"
+expect 1 "cover-check: an edited test total fails" "$CC" --top "$tmp/top" "$tmp/top/README-ed.md"
+grep_out '^not ok - README-ed\.md:18: differs from the output of line 17' "cover-check: the total's line is named"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
