@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # selftest.sh: checks bench/report, plot.sh and cover-check.sh on synthetic
-# console logs, tables, check logs and documents, and mprotect_bench's
+# console logs, tables, check logs and documents, bench/native's
+# statistics and refusals on synthetic results files, and mprotect_bench's
 # argument handling.  No
 # kernel or root needed.
 #
@@ -10,7 +11,8 @@
 #
 # --run-bench also runs every case of mprotect_bench on this machine (root,
 # THP/mTHP sysfs needed; knobs are restored) and feeds two runs through the
-# scripts as a fake stock/patched pair.
+# scripts as a fake stock/patched pair, and bench/native run twice on two
+# cases.
 # Ends with "N passed, N failed"; exit status 1 if any check failed.
 set -u
 
@@ -515,6 +517,112 @@ grep_out '^not ok - README-ed\.md:8: differs from the output of line 3' \
 sed 's/^  2386 passed, 0 failed/  2387 passed, 0 failed/' "$tmp/top/README.md" >"$tmp/top/README-ed.md"
 expect 1 "cover-check: an edited test total fails" "$CC" --top "$tmp/top" "$tmp/top/README-ed.md"
 grep_out '^not ok - README-ed\.md:18: differs from the output of line 17' "cover-check: the total's line is named"
+
+# --- native ---------------------------------------------------------------
+# The statistics of bench/native on synthetic results files: rorw-4k has
+# the values 1..15 in shuffled order, nonerw-4k-4KiB 101..106 (an even
+# count), rorw-64k five runs (too few for a 95% interval), rorw-16k none.
+N=$here/native
+nres() {	# nres FILE CPU FACTOR [CASES]: every value times FACTOR
+	awk -v cpu="$2" -v f="$3" -v cases="${4:-rorw-4k nonerw-4k-4KiB rorw-64k rorw-16k}" 'BEGIN {
+		print "# bench/native results 1"
+		print "# date: 2026-01-01T00:00:00Z"
+		print "# arch: x86_64"
+		print "# cpu: " cpu
+		print "# kernel: 6.12.0"
+		print "# version: Linux version 6.12.0 #1"
+		print "# block: median"
+		print "# options: size=default iters=default scale=1"
+		print "# cases: " cases
+		for (i = 1; i <= 15; i++)
+			printf "run rorw-4k %d %.4f\n", i, ((i * 7) % 15 + 1) * f
+		for (i = 1; i <= 6; i++)
+			printf "run nonerw-4k-4KiB %d %.4f\n", i, (100 + i) * f
+		for (i = 1; i <= 5; i++)
+			printf "run rorw-64k %d %.4f\n", i, 10 * f
+		for (i = 1; i <= 6; i++)
+			printf "skip rorw-16k %d too-few-large-folios-allocated\n", i
+	}' >"$1"
+}
+nres "$tmp/n-a.txt" "Test CPU" 1
+nres "$tmp/n-a2.txt" "Test CPU" 1
+nres "$tmp/n-slow.txt" "Test CPU" 2
+nres "$tmp/n-fast.txt" "Test CPU" 0.5
+expect 0 "native stats" "$N" stats "$tmp/n-a.txt"
+# 15 runs: [x(4), x(12)], coverage 1 - 2 P(B(15, 1/2) <= 3) = 0.9648.
+grep_out '^stat rorw-4k +ns/pte +15 +0 +1\.00 +8\.00 +8\.00 +4\.00 +12\.00 +0\.965$' \
+	"native stats: min, median, mean, order-statistic interval of 15 runs"
+# 6 runs: the median of an even count, [x(1), x(6)] covers 1 - 2/64.
+grep_out '^stat nonerw-4k-4KiB +ns/call +6 +0 +101\.00 +103\.50 +103\.50 +101\.00 +106\.00 +0\.969$' \
+	"native stats: per call, even count, 6 runs the fewest with an interval"
+grep_out '^stat rorw-64k +ns/pte +5 +0 +10\.00 +10\.00 +10\.00 +- +- +-$' \
+	"native stats: 5 runs, no 95% interval"
+grep_out '^stat rorw-16k +ns/pte +0 +6 +- ' "native stats: a case skipped in every run"
+expect 2 "native stats: not a results file" "$N" stats "$tmp/stock.log"
+
+expect 0 "native compare: a file against its copy" "$N" compare "$tmp/n-a.txt" "$tmp/n-a2.txt"
+grep_out '^rorw-4k +ns/pte +8\.00 +8\.00 +1\.000 +0\.500 +2\.000 +15 +15$' \
+	"native compare: ratio 1, its interval holds 1.0, no flag"
+grep_out 'an A/A comparison' "native compare: the same kernel is named"
+cp "$tmp/out" "$tmp/n-cmp1"
+"$N" compare "$tmp/n-a.txt" "$tmp/n-a2.txt" >"$tmp/n-cmp2" 2>&1
+if cmp -s "$tmp/n-cmp1" "$tmp/n-cmp2"; then
+	ok "native compare: the bootstrap repeats exactly"
+else
+	not_ok "native compare: the bootstrap repeats exactly"
+fi
+expect 0 "native compare: patched twice as slow" "$N" compare "$tmp/n-a.txt" "$tmp/n-slow.txt"
+grep_out '^nonerw-4k-4KiB +ns/call +103\.50 +207\.00 +2\.000 +1\.[0-9]+ +2\.[0-9]+ +6 +6  SLOWER$' \
+	"native compare: an interval above 1.0 is flagged SLOWER"
+grep_out '^rorw-64k .* 2\.000 +- +- +5 +5  fewer than 6 runs$' \
+	"native compare: too few runs, no interval"
+grep_out '^rorw-16k .* no runs in either$' "native compare: a skipped case"
+grep_out '^4 cases: 0 faster, 1 slower \(interval excludes 1\.0\), 1 within, 2 without interval$' \
+	"native compare: the count line"
+expect 0 "native compare: patched twice as fast" "$N" compare "$tmp/n-a.txt" "$tmp/n-fast.txt"
+grep_out '^nonerw-4k-4KiB .* 0\.500 +0\.[0-9]+ +0\.[0-9]+ +6 +6  faster$' \
+	"native compare: an interval below 1.0 is flagged faster"
+nres "$tmp/n-cpu.txt" "Other CPU" 1
+expect 2 "native compare: different CPUs refused" "$N" compare "$tmp/n-a.txt" "$tmp/n-cpu.txt"
+grep_out 'different CPUs: "Test CPU"' "native compare: the CPUs are named"
+nres "$tmp/n-cases.txt" "Test CPU" 1 "rorw-4k nonerw-4k-4KiB rorw-64k"
+expect 2 "native compare: different case lists refused" "$N" compare "$tmp/n-a.txt" "$tmp/n-cases.txt"
+grep_out 'different cases' "native compare: the case lists are named"
+nres "$tmp/n-order.txt" "Test CPU" 1 "rorw-16k rorw-64k nonerw-4k-4KiB rorw-4k"
+expect 0 "native compare: the same cases in another order" "$N" compare "$tmp/n-a.txt" "$tmp/n-order.txt"
+sed 's/^# options: .*/# options: size=8M iters=default scale=1/' "$tmp/n-a.txt" >"$tmp/n-size.txt"
+expect 2 "native compare: different --size refused" "$N" compare "$tmp/n-a.txt" "$tmp/n-size.txt"
+sed 's/^# block: .*/# block: min/' "$tmp/n-a.txt" >"$tmp/n-min.txt"
+expect 2 "native compare: different -b refused" "$N" compare "$tmp/n-a.txt" "$tmp/n-min.txt"
+expect 2 "native compare: not a results file" "$N" compare "$tmp/n-a.txt" "$tmp/stock.log"
+expect 2 "native compare: unreadable file" "$N" compare "$tmp/n-a.txt" "$tmp/nope"
+expect 2 "native compare: one file" "$N" compare "$tmp/n-a.txt"
+expect 2 "native: unknown subcommand" "$N" nope
+expect 2 "native run: fewer than 6 repetitions" "$N" run -n 5
+grep_out 'want 6 to 1000' "native run: the reason is given"
+expect 2 "native run: bad -b" "$N" run -b mean
+expect 2 "native run: unknown option" "$N" run --bogus
+expect 2 "native run: missing value" "$N" run -o
+# The refusal without root: as root, run as nobody where setpriv can.
+asuser=''
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1; then
+	asuser="setpriv --reuid=65534 --regid=65534 --clear-groups"
+fi
+if [ "$(id -u)" -ne 0 ] || [ -n "$asuser" ]; then
+	expect 2 "native run: refused without root" $asuser sh "$N" run -n 6 rorw-4k
+	grep_out 'needs root' "native run: says why"
+else
+	echo "# root without setpriv: the refusal of bench/native run without root not tested"
+fi
+if [ "$run_bench" -eq 1 ]; then
+	expect 2 "native run: unknown case" "$N" run -n 6 no-such-case
+	expect 0 "native run: two cases, 6 runs" "$N" run -n 6 -o "$tmp/n-h1.txt" \
+		rorw-4k rorw-64k
+	expect 0 "native run: again" "$N" run -n 6 -o "$tmp/n-h2.txt" rorw-4k rorw-64k
+	expect 0 "native compare on host runs" "$N" compare "$tmp/n-h1.txt" "$tmp/n-h2.txt"
+	grep_out '^rorw-64k +ns/pte ' "native compare on host runs: a row"
+	cat "$tmp/out"
+fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
