@@ -176,15 +176,23 @@ kbuild() {
 		CROSS_COMPILE="$CROSS" CC="ccache ${CROSS}gcc" -j"$JOBS" "$@"
 }
 
+# touched_here: the touched .c files that the arch of arch_info builds
+# (generic ones and its own).
+touched_here() {
+	for th_f in $TOUCHED_C; do
+		case $th_f in
+		arch/"$SRCARCH"/* | mm/*) ;;
+		arch/*) continue ;;
+		esac
+		echo "$th_f"
+	done
+}
+
 # build_dirs: the directories to build for the arch of arch_info: mm/, its
 # arch's mm/, and the dirs of the touched .c files (generic or of this arch).
 build_dirs() {
 	bd_dirs="mm/ arch/$SRCARCH/mm/"
-	for bd_f in $TOUCHED_C; do
-		case $bd_f in
-		arch/"$SRCARCH"/* | mm/*) ;;
-		arch/*) continue ;;
-		esac
+	for bd_f in $(touched_here); do
 		bd_dirs="$bd_dirs ${bd_f%/*}/"
 	done
 	echo $bd_dirs | tr ' ' '\n' | sort -u | tr '\n' ' '

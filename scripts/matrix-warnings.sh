@@ -18,11 +18,7 @@ matrix_init
 # w1_objs: mm/mprotect.o and the touched .c files, generic or of this arch.
 w1_objs() {
 	objs="mm/mprotect.o"
-	for f in $TOUCHED_C; do
-		case $f in
-		arch/"$SRCARCH"/*) ;;
-		arch/*) continue ;;
-		esac
+	for f in $(touched_here); do
 		objs="$objs ${f%.c}.o"
 	done
 	echo $objs | tr ' ' '\n' | sort -u | tr '\n' ' '
