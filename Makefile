@@ -9,12 +9,13 @@ RUN     ?= smoke --nodes 2 --swap
 S := scripts
 export ARCHES
 
-.PHONY: help deps source kernel kernels guest boot check check-all bench mutants clean
+.PHONY: help deps source kernel kernels guest boot check check-all bench bench-cache mutants clean
 
 help:
 	@echo 'make check              tests on stock and patched kernels, x86_64 arm64 s390x (the CI job)'
 	@echo 'make check-all          make check on arm64 64K, ppc64le (radix, hash) and riscv64 too, bisectability walk on arm64 too'
 	@echo 'make bench              stock vs patched benchmark tables and plot, per config (the main job)'
+	@echo 'make bench-cache        kernel L1D and LLC misses per PTE from a cache model alone (part of make bench)'
 	@echo 'make kernel ARCH=x86_64|arm64|s390x|arm64-64k|ppc64le|riscv64 VARIANT=stock|patched KIND=bench|test'
 	@echo 'make boot ARCH=.. VARIANT=.. KIND=.. RUN="prog args"   boot and run one guest program'
 	@echo 'make boot ARCH=x86_64 RUN=                              interactive shell (busybox-static)'
@@ -55,6 +56,11 @@ check-all: deps
 
 bench: deps
 	@$(S)/bench.sh
+
+# make bench's cache-model column alone: one boot of each kernel under the
+# cache model of bench/tcg/cachesim.c, no instruction, wall-time or TLB runs.
+bench-cache: deps
+	@REPEAT=0 WALL_PAIRS=0 TLBCOUNT=no $(S)/bench.sh
 
 mutants: deps
 	@$(S)/mutants.sh

@@ -35,6 +35,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tcg/marker.h"
+
 #ifndef MADV_NOHUGEPAGE
 #define MADV_NOHUGEPAGE 15
 #endif
@@ -1223,6 +1225,7 @@ struct tally {
 	long long faults;
 	struct tlb_flushes tlb;
 	int no_tlb;	/* the kernel does not count them */
+	unsigned int window;	/* the last timed loop's, for the cache model */
 	int done;	/* skipped, or printed */
 };
 
@@ -1333,6 +1336,13 @@ static unsigned int iter_scale = 1;
  * phase of the host then meets only a part of a case's blocks.
  */
 static unsigned int nr_rounds = 1;
+
+/*
+ * Timed loops run so far, each between the markers of tcg/marker.h: the
+ * cache model numbers its windows the same way (window= of a case is its
+ * last round's).
+ */
+static unsigned int nr_windows;
 
 /*
  * Round @round of case @c into @tl; the last round prints the case's line.
@@ -1468,7 +1478,10 @@ static int run_case(const struct bcase *c, size_t size_opt,
 	read_tlb_flushes(&tlb0);
 	f0 = minflt();
 	t0 = now_ns();
+	bench_mark(MARK_BEGIN);
 	tl->sum += timed_loop(c, r.p, &rg, n, iters, t0, cost, &nb) - t0;
+	bench_mark(MARK_END);
+	tl->window = nr_windows++;
 	f1 = minflt();
 	read_tlb_flushes(&tlb1);
 	memcpy(tl->cost + tl->nr, cost, nb * sizeof(*cost));
@@ -1504,7 +1517,7 @@ static int run_case(const struct bcase *c, size_t size_opt,
 	       " per_pte=%.2f faults=%lld per_call=%" PRIu64
 	       " folio=%s size=%zu iters=%u map=%s kind=%s prot=%s verify=%s"
 	       " congruent64k=%zu/%zu insns_sum=%" PRIu64 " min_block=%" PRIu64
-	       " rounds=%u",
+	       " rounds=%u window=%u",
 	       c->name, insns, calls, ptes,
 	       (double)insns / (double)ptes, tl->faults, insns / calls,
 	       fmt_kb(c->folio_kb, fb, sizeof(fb)), size, iters,
@@ -1513,7 +1526,8 @@ static int run_case(const struct bcase *c, size_t size_opt,
 	       c->kind == K_SHMEM ? "shmem" : "memfd",
 	       c->prot_a == NONE ? (c->write ? "none-rw-write" : "none-rw") :
 	       (c->write ? "ro-rw-write" : "ro-rw"), how,
-	       congruent, size / 65536, tl->sum, fastest, rounds_run);
+	       congruent, size / 65536, tl->sum, fastest, rounds_run,
+	       tl->window);
 	/* Flushes per mprotect() call (all that the timed loops issued). */
 	if (!tl->no_tlb)
 		printf(" tlb_range=%.3f tlb_pages=%.3f tlb_mm=%.3f",

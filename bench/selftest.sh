@@ -341,6 +341,37 @@ printf '[    1.0] BIOS-e820BENCH case=rorw-4k insns=1 calls=2 tlb_range=0.500 tl
 expect 0 "report tlb: a record after other output counts" "$R" tlb "$tmp/tq.log" "$tmp/tq.log"
 grep_out '^rorw-4k .* ok$' "report tlb: the record is read"
 
+# report cache: the plugin's windows joined to the BENCH records.
+cachelog() {	# cachelog NAME L1D LLC: a log and counts, two cases, 100 PTEs each
+	{
+		echo "BENCH case=rorw-4k insns=1 calls=2 ptes=100 folio=4K rounds=1 window=0"
+		echo "BENCH case=rorw-thp-pte skipped reason=no-thp"
+		echo "BENCH case=rorw-64k insns=1 calls=2 ptes=100 folio=64K rounds=1 window=1"
+	} >"$tmp/$1.log"
+	{
+		echo "config line=64 l1d_size=65536 l1d_ways=4 llc_size=1048576 llc_ways=8"
+		echo "window 0 kernel 900 300 100 10 0 user 5 5 1 1 0"
+		echo "window 1 kernel 900 300 $2 $3 0 user 5 5 1 1 0"
+		echo "windows 2 unmatched 0"
+	} >"$tmp/$1.counts"
+}
+cachelog cs 200 20
+cachelog cp 200 20
+expect 0 "report cache: equal counts pass" "$R" cache stock:"$tmp/cs.log:$tmp/cs.counts" patched:"$tmp/cp.log:$tmp/cp.counts"
+grep_out '^rorw-64k .*   2.0000 .* ok$' "report cache: misses per PTE of the case's own window"
+cachelog cp 203 20
+expect 0 "report cache: within 1% + 0.01 per PTE passes" "$R" cache stock:"$tmp/cs.log:$tmp/cs.counts" patched:"$tmp/cp.log:$tmp/cp.counts"
+cachelog cp 200 22
+expect 1 "report cache: more LLC misses than stock fail" "$R" cache stock:"$tmp/cs.log:$tmp/cs.counts" patched:"$tmp/cp.log:$tmp/cp.counts"
+grep_out '^rorw-64k .* MORE$' "report cache: the case is named"
+sed -i 's/unmatched 0/unmatched 1/' "$tmp/cp.counts"
+expect 1 "report cache: markers out of order fail" "$R" cache stock:"$tmp/cs.log:$tmp/cs.counts" patched:"$tmp/cp.log:$tmp/cp.counts"
+cachelog cp 200 20
+sed -i 's/window=1/window=7/' "$tmp/cp.log"
+expect 1 "report cache: a record without its window fails" "$R" cache stock:"$tmp/cs.log:$tmp/cs.counts" patched:"$tmp/cp.log:$tmp/cp.counts"
+expect 2 "report cache: patched is needed" "$R" cache stock:"$tmp/cs.log:$tmp/cs.counts"
+expect 2 "report cache: usage" "$R" cache stock:"$tmp/cs.log"
+
 # --- report cover, determinism, field -------------------------------------
 # The cover tables are cut from table output; the worst-config tables need
 # two configs per arch.

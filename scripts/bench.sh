@@ -10,7 +10,8 @@
 # ITERS=40, FULL=1 (1 GiB regions), REPEAT=2, WALL_PAIRS=6, WALL_SCALE=5,
 # WALL_ROUNDS=10 (each case's wall-time iterations split over this many
 # rounds through all the cases), NOBUILD=1,
-# TLBCOUNT=no (skip the TLB flush counts, scripts/tlbcount.sh), WALL_AA=1
+# TLBCOUNT=no (skip the TLB flush counts, scripts/tlbcount.sh), CACHE=no
+# (skip the cache misses of the cache model, scripts/cachesim.sh), WALL_AA=1
 # (wall pairs of stock against stock: the emulation's own spread),
 # WALL_STAT=median (wall time from each case's median timed block; the
 # default, min, takes its cheapest, which narrows the spread of stock against
@@ -49,7 +50,7 @@ for arch in $ARCHES; do load_arch "$arch"; done
 
 OUT=$BUILD/bench
 mkdir -p "$OUT"
-rm -f "$OUT/tlb-failed"
+rm -f "$OUT/tlb-failed" "$OUT/cache-failed"
 "$TOP/scripts/guest.sh" x86_64 "$TOP/bench/mprotect_bench.c" || exit 1
 # Validate the options here, before any boot: the host runs x86_64 binaries.
 known=$("$BUILD/guest/x86_64/mprotect_bench" --list | awk '{print $1}')
@@ -140,7 +141,7 @@ for arch in $ARCHES; do
 	}
 	# has_mode MODE: the record measures MODE (BENCH_MODES; default all).
 	has_mode() {
-		case " ${BENCH_MODES:-icount wall tlb} " in *" $1 "*) return 0 ;; esac
+		case " ${BENCH_MODES:-icount wall tlb cache} " in *" $1 "*) return 0 ;; esac
 		return 1
 	}
 	pairs icount "$REPEAT"
@@ -178,6 +179,14 @@ for arch in $ARCHES; do
 			echo "$arch" >>"$OUT/tlb-failed"
 		cat "$OUT/table-tlb-$arch.txt"
 	fi
+	# Kernel cache misses per PTE, from one more boot of each kernel
+	# under a cache model (CACHE=no skips it).
+	if [ "${CACHE:-yes}" != no ] && has_mode cache; then
+		# shellcheck disable=SC2086
+		"$TOP/scripts/cachesim.sh" "$arch" "$OUT/$arch.cpio" "$OUT" $variants \
+			>"$OUT/table-cache-$arch.txt" || echo "$arch" >>"$OUT/cache-failed"
+		cat "$OUT/table-cache-$arch.txt"
+	fi
 done
 
 meta() {
@@ -214,11 +223,17 @@ for mode in icount wall; do
 		"$TOP/bench/report" table --report-only "$csv" | tee -a "$OUT/table-$mode.txt"
 	fi
 done
-"$TOP/bench/plot.sh" -o "$OUT/ratio.png" -s "$OUT/ratio.svg" "$OUT/icount-latest.csv" &&
-	echo "plot: $OUT/ratio.png $OUT/ratio.svg"
-echo "raw results: $OUT/icount-$stamp.csv $OUT/wall-$stamp.csv (logs: $OUT/*.log)"
+if [ -s "$OUT/icount.args" ]; then
+	"$TOP/bench/plot.sh" -o "$OUT/ratio.png" -s "$OUT/ratio.svg" "$OUT/icount-latest.csv" &&
+		echo "plot: $OUT/ratio.png $OUT/ratio.svg"
+	echo "raw results: $OUT/icount-$stamp.csv $OUT/wall-$stamp.csv (logs: $OUT/*.log)"
+fi
 if [ -f "$OUT/tlb-failed" ]; then
 	echo "TLB flushes: more than stock, or not counted, on: $(cat "$OUT/tlb-failed" | tr '\n' ' ')"
+	rc=1
+fi
+if [ -f "$OUT/cache-failed" ]; then
+	echo "cache misses: more than stock, or not counted, on: $(cat "$OUT/cache-failed" | tr '\n' ' ')"
 	rc=1
 fi
 exit $rc

@@ -27,7 +27,7 @@ echo "$lo$hi" | grep -Eqx '[0-9]+' && [ "$lo" -ge 1 ] && [ "$hi" -gt "$lo" ] ||
 	die "ITERS_LO and ITERS_HI must be numbers, 1 <= ITERS_LO < ITERS_HI (got '$lo' '$hi')"
 echo "${SIZE:-1M}" | grep -Eqx '[1-9][0-9]*[KMG]?' || die "bad SIZE '$SIZE' (e.g. 32M)"
 case $case in *[!a-zA-Z0-9_-]* | '') die "bad CASE '$case'" ;; esac
-for t in gcc nm sort awk sha256sum apt-get dpkg-query tar; do
+for t in nm sort awk sha256sum; do
 	command -v $t >/dev/null || die "$t not found"
 done
 
@@ -45,53 +45,8 @@ VMLINUX=$KDIR/vmlinux
 [ -n "$(find "$VMLINUX" -newer "$IMAGE")" ] && die "$VMLINUX is newer than $IMAGE: kernel build in progress? Try again when it is done"
 mkdir -p "$OUT"
 
-# --- qemu-plugin.h: not installed by Debian (debian/not-installed), so it
-# comes from the qemu source package of the installed QEMU, through a sources
-# list and apt lists of our own (the system's apt setup is left alone).
-HDR=$OUT/include
-fetch_header() {
-	apt=$OUT/apt
-	mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$apt/src"
-	key=/usr/share/keyrings/debian-archive-keyring.gpg
-	{
-		echo "deb-src [signed-by=$key] ${MIRROR:-http://deb.debian.org/debian} bookworm main"
-		echo "deb-src [signed-by=$key] ${SECURITY_MIRROR:-http://deb.debian.org/debian-security} bookworm-security main"
-	} >"$apt/sources.list"
-	# _apt cannot write into a root-owned build/: download as the caller.
-	aptq() {
-		apt-get -q -o Dir::Etc::sourcelist="$apt/sources.list" \
-			-o Dir::Etc::sourceparts=- -o Dir::State::Lists="$apt/lists" \
-			-o Dir::Cache="$apt/cache" -o APT::Sandbox::User="$(id -un)" "$@"
-	}
-	aptq update || return 1
-	# The source version of the installed QEMU, else the newest one.
-	pkg=$(dpkg -S "$(command -v "$QEMU")" 2>/dev/null | cut -d: -f1)
-	ver=$(dpkg-query -W -f='${source:Version}' "$pkg" 2>/dev/null)
-	echo "QEMU package: ${pkg:-?} source version ${ver:-?}"
-	(cd "$apt/src" && rm -f qemu_* &&
-		{ { [ -n "$ver" ] && aptq source --download-only "qemu=$ver"; } ||
-			{ echo "warning: qemu $ver not in the lists, taking the newest" &&
-				aptq source --download-only qemu; }; }) || return 1
-	orig=$(ls "$apt/src"/qemu_*.orig.tar.* 2>/dev/null | tail -n 1)
-	[ -n "$orig" ] || { echo "no orig tarball in $apt/src"; return 1; }
-	rm -rf "$HDR.tmp" && mkdir -p "$HDR.tmp" &&
-		tar -xf "$orig" -C "$HDR.tmp" --wildcards '*/include/qemu/qemu-plugin.h' &&
-		mv "$HDR.tmp"/*/include/qemu/qemu-plugin.h "$HDR.tmp/" &&
-		rm -rf "$HDR.tmp"/*/ && rm -rf "$HDR" && mv "$HDR.tmp" "$HDR" &&
-		rm -f "$apt/src"/qemu_*
-}
-if [ ! -f "$HDR/qemu-plugin.h" ]; then
-	step "qemu-plugin.h (Debian qemu source)" "$OUT/log/header.log" fetch_header ||
-		die "could not get qemu-plugin.h (log: $OUT/log/header.log)"
-fi
-
 # --- the plugin
-SO=$OUT/libinsnprof.so
-if [ ! -f "$SO" ] || [ -n "$(find "$TOP/bench/tcg/insnprof.c" "$HDR/qemu-plugin.h" -newer "$SO")" ]; then
-	step "plugin libinsnprof.so" "$OUT/log/plugin.log" \
-		gcc -shared -fPIC -O2 -Wall -Wextra -Wno-unused-parameter -I "$HDR" \
-		-o "$SO" "$TOP/bench/tcg/insnprof.c" || die "plugin build failed"
-fi
+SO=$("$TOP/scripts/tcg-plugin.sh" insnprof) || exit 1
 
 # --- guest programs and the two initramfs images. guest.sh runs source.sh
 # stock, which must find the tree there (it only extracts a missing one).

@@ -1,0 +1,51 @@
+#!/bin/sh
+# cachesim.sh ARCH INITRD OUTDIR VARIANT...: kernel L1D and last-level cache
+# misses per PTE of every bench case's timed loop, from a cache model.
+#
+# Boots the bench kernel of each VARIANT (as built: stock and patched at
+# least, and any of mainline, mainline-nobatch, mainline-patched) once under
+# -icount with INITRD (mprotect_bench) and the TCG plugin
+# bench/tcg/cachesim.c, which runs every guest data access through an L1D
+# and an LLC and counts the misses of each timed loop (the markers of
+# bench/tcg/marker.h). Prints bench/report cache's table; exit 1 if
+# patched misses more than stock in a case. The plugin slows a boot down
+# several times; the counts repeat exactly, boot after boot.
+# Environment: L1D=64K:4 and LLC=1M:8 (SIZE:WAYS; default one Arm Neoverse
+# N1 core: its L1D and its private L2, the last level a core has to
+# itself), LINE=64 (bytes).
+. "$(dirname "$0")/lib.sh"
+
+[ $# -ge 5 ] || die "usage: $0 ARCH INITRD OUTDIR stock patched [VARIANT...]"
+arch=$1 initrd=$2 out=$3
+shift 3
+load_arch "$arch"
+[ -f "$initrd" ] || die "no $initrd"
+l1d=${L1D:-64K:4} llc=${LLC:-1M:8} line=${LINE:-64}
+for g in "$l1d" "$llc"; do
+	echo "$g" | grep -Eqx '[1-9][0-9]*[KM]?:[1-9][0-9]*' ||
+		die "bad cache geometry '$g' (SIZE:WAYS, e.g. L1D=64K:4 LLC=1M:8)"
+done
+echo "$line" | grep -Eqx '[1-9][0-9]*' || die "bad LINE '$line' (bytes, e.g. 64)"
+# boot.sh splits QEMU_EXTRA at blanks, QEMU's -plugin option its arguments
+# at commas.
+case $out in *[[:space:],]*) die "output directory $out has a blank or comma" ;; esac
+
+SO=$("$TOP/scripts/tcg-plugin.sh" cachesim) || exit 1
+plugin="$SO,line=$line,l1d_size=${l1d%:*},l1d_ways=${l1d#*:},llc_size=${llc%:*},llc_ways=${llc#*:}"
+specs=
+for v in "$@"; do
+	check_variant "$v"
+	[ -f "$(kernel_dir "$v" bench)/$KIMAGE" ] || die "no $arch $v bench kernel (make kernel ARCH=$arch VARIANT=$v KIND=bench)"
+	log=$out/$arch-$v-cache.log counts=$out/$arch-$v-cache.counts
+	rm -f "$counts"
+	export QEMU_EXTRA="-plugin $plugin,out=$counts" BOOT_TIMEOUT=${BOOT_TIMEOUT:-3600}
+	step "cache model boot $arch $v" "$log.check" \
+		"$TOP/scripts/boot.sh" "$arch" "$v" bench icount "$initrd" "$log" >&2 ||
+		die "boot $arch $v failed (console: $log)"
+	unset QEMU_EXTRA
+	[ -s "$counts" ] || die "no counts in $counts (plugin message in $log?)"
+	specs="$specs $v:$log:$counts"
+done
+echo "== $arch: kernel cache misses per PTE, timed loops ($(head -n 1 "$counts" | cut -d' ' -f2-)) =="
+# shellcheck disable=SC2086
+"$TOP/bench/report" cache $specs
