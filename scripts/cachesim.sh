@@ -32,10 +32,12 @@ case $out in *[[:space:],]*) die "output directory $out has a blank or comma" ;;
 
 SO=$("$TOP/scripts/tcg-plugin.sh" cachesim) || exit 1
 plugin="$SO,line=$line,l1d_size=${l1d%:*},l1d_ways=${l1d#*:},llc_size=${llc%:*},llc_ways=${llc#*:}"
-specs=
 for v in "$@"; do
 	check_variant "$v"
 	[ -f "$(kernel_dir "$v" bench)/$KIMAGE" ] || die "no $arch $v bench kernel (make kernel ARCH=$arch VARIANT=$v KIND=bench)"
+done
+specs=
+for v in "$@"; do
 	log=$out/$arch-$v-cache.log counts=$out/$arch-$v-cache.counts
 	rm -f "$counts"
 	export QEMU_EXTRA="-plugin $plugin,out=$counts" BOOT_TIMEOUT=${BOOT_TIMEOUT:-3600}
