@@ -7,12 +7,15 @@
 # -icount with INITRD (mprotect_bench) and the TCG plugin
 # bench/tcg/cachesim.c, which runs every guest data access through an L1D
 # and an LLC and counts the misses of each timed loop (the markers of
-# bench/tcg/marker.h). Prints bench/report cache's table; exit 1 if
-# patched misses more than stock in a case. The plugin slows a boot down
-# several times; the counts repeat exactly, boot after boot.
-# Environment: L1D=64K:4 and LLC=1M:8 (SIZE:WAYS; default one Arm Neoverse
-# N1 core: its L1D and its private L2, the last level a core has to
-# itself), LINE=64 (bytes).
+# bench/tcg/marker.h). The counts repeat exactly, boot after boot; but
+# which physical lines share a cache set moves them, so each kernel boots
+# once per guest memory size of CACHE_MEMS (MiB, default "2048 2112 2240"):
+# each a different physical layout of the same work. Prints bench/report
+# cache's table (medians over the layouts); exit 1 if patched misses more
+# than stock in a case.
+# Environment: CACHE_MEMS; L1D=64K:4 and LLC=1M:8 (SIZE:WAYS; default one
+# Arm Neoverse N1 core: its L1D and its private L2, the last level a core
+# has to itself), LINE=64 (bytes).
 . "$(dirname "$0")/lib.sh"
 
 [ $# -ge 5 ] || die "usage: $0 ARCH INITRD OUTDIR stock patched [VARIANT...]"
@@ -26,6 +29,10 @@ for g in "$l1d" "$llc"; do
 		die "bad cache geometry '$g' (SIZE:WAYS, e.g. L1D=64K:4 LLC=1M:8)"
 done
 echo "$line" | grep -Eqx '[1-9][0-9]*' || die "bad LINE '$line' (bytes, e.g. 64)"
+mems=${CACHE_MEMS:-2048 2112 2240}
+for m in $mems; do
+	echo "$m" | grep -Eqx '[1-9][0-9]{2,5}' || die "bad CACHE_MEMS '$mems' (MiB, e.g. \"2048 2112 2240\")"
+done
 # boot.sh splits QEMU_EXTRA at blanks, QEMU's -plugin option its arguments
 # at commas.
 case $out in *[[:space:],]*) die "output directory $out has a blank or comma" ;; esac
@@ -38,15 +45,18 @@ for v in "$@"; do
 done
 specs=
 for v in "$@"; do
-	log=$out/$arch-$v-cache.log counts=$out/$arch-$v-cache.counts
-	rm -f "$counts"
-	export QEMU_EXTRA="-plugin $plugin,out=$counts" BOOT_TIMEOUT=${BOOT_TIMEOUT:-3600}
-	step "cache model boot $arch $v" "$log.check" \
-		"$TOP/scripts/boot.sh" "$arch" "$v" bench icount "$initrd" "$log" >&2 ||
-		die "boot $arch $v failed (console: $log)"
-	unset QEMU_EXTRA
-	[ -s "$counts" ] || die "no counts in $counts (plugin message in $log?)"
-	specs="$specs $v:$log:$counts"
+	for m in $mems; do
+		# Not "log": step() sets that.
+		con=$out/$arch-$v-cache-$m.log counts=$out/$arch-$v-cache-$m.counts
+		rm -f "$counts"
+		export QEMU_EXTRA="-plugin $plugin,out=$counts" QEMU_MEM=$m BOOT_TIMEOUT=${BOOT_TIMEOUT:-3600}
+		step "cache model boot $arch $v ${m}M" "$con.check" \
+			"$TOP/scripts/boot.sh" "$arch" "$v" bench icount "$initrd" "$con" >&2 ||
+			die "boot $arch $v failed (console: $con)"
+		unset QEMU_EXTRA QEMU_MEM
+		[ -s "$counts" ] || die "no counts in $counts (plugin message in $con?)"
+		specs="$specs $v:$con:$counts"
+	done
 done
 echo "== $arch: kernel cache misses per PTE, timed loops ($(head -n 1 "$counts" | cut -d' ' -f2-)) =="
 # shellcheck disable=SC2086
