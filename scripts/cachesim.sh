@@ -10,7 +10,8 @@
 # bench/tcg/marker.h). The counts repeat exactly, boot after boot; but
 # which physical lines share a cache set moves them, so each kernel boots
 # once per guest memory size of CACHE_MEMS (MiB, default "2048 2112 2240"):
-# each a different physical layout of the same work. Prints bench/report
+# each a different physical layout of the same work (the kernels other than
+# stock and patched, which have no target, at the first size only). Prints bench/report
 # cache's table (medians over the layouts); exit 1 if patched misses more
 # than stock in a case.
 # Environment: CACHE_MEMS; L1D=64K:4 and LLC=1M:8 (SIZE:WAYS; default one
@@ -45,7 +46,11 @@ for v in "$@"; do
 done
 specs=
 for v in "$@"; do
-	for m in $mems; do
+	# The targets are on stock and patched: the other kernels are
+	# shown at the first layout only.
+	ms=$mems
+	case $v in stock | patched) ;; *) ms=${mems%% *} ;; esac
+	for m in $ms; do
 		# Not "log": step() sets that.
 		con=$out/$arch-$v-cache-$m.log counts=$out/$arch-$v-cache-$m.counts
 		rm -f "$counts"
