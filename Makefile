@@ -57,10 +57,11 @@ check-all: deps
 bench: deps
 	@$(S)/bench.sh
 
-# make bench's cache-model column alone: one boot of each kernel under the
-# cache model of bench/tcg/cachesim.c, no instruction, wall-time or TLB runs.
+# make bench's cache-model column alone: the kernels of x86_64 and arm64
+# booted under the cache model of bench/tcg/cachesim.c at each layout, no
+# instruction, wall-time or TLB runs.
 bench-cache: deps
-	@REPEAT=0 WALL_PAIRS=0 TLBCOUNT=no $(S)/bench.sh
+	@ARCHES="$${ARCHES:-x86_64 arm64}" REPEAT=0 WALL_PAIRS=0 TLBCOUNT=no CACHE=yes $(S)/bench.sh
 
 mutants: deps
 	@$(S)/mutants.sh

@@ -35,7 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tcg/marker.h"
+#include "marker.h"
 
 #ifndef MADV_NOHUGEPAGE
 #define MADV_NOHUGEPAGE 15
@@ -1338,7 +1338,7 @@ static unsigned int iter_scale = 1;
 static unsigned int nr_rounds = 1;
 
 /*
- * Timed loops run so far, each between the markers of tcg/marker.h: the
+ * Timed loops run so far, each between the markers of marker.h: the
  * cache model numbers its windows the same way (window= of a case is its
  * last round's).
  */

@@ -376,6 +376,21 @@ expect 1 "report cache: markers out of order fail" "$R" cache stock:"$tmp/cs.log
 cachelog cp 200 20
 sed -i 's/window=1/window=7/' "$tmp/cp.log"
 expect 1 "report cache: a record without its window fails" "$R" cache stock:"$tmp/cs.log:$tmp/cs.counts" patched:"$tmp/cp.log:$tmp/cp.counts"
+cachelog cp 200 20
+sed -i 's/window=0/window=1/' "$tmp/cp.log"
+expect 1 "report cache: two records of one window fail" "$R" cache stock:"$tmp/cs.log:$tmp/cs.counts" patched:"$tmp/cp.log:$tmp/cp.counts"
+grep_out 'window-twice' "report cache: says why"
+cachelog cp 200 20
+cachelog cm 200 20
+sed -i 's/window=1/window=9/' "$tmp/cm.log"
+expect 0 "report cache: a problem of 7.2 only blanks its cells" "$R" cache stock:"$tmp/cs.log:$tmp/cs.counts" patched:"$tmp/cp.log:$tmp/cp.counts" mainline:"$tmp/cm.log:$tmp/cm.counts"
+: >"$tmp/empty.log"
+expect 1 "report cache: a log without records fails" "$R" cache stock:"$tmp/cs.log:$tmp/cs.counts" patched:"$tmp/empty.log:$tmp/cp.counts"
+# Stock's spread widens the bound: 2.40 + (2.40 - 1.90) + 1% + 0.005 = 2.929.
+cachelog cp 292 20
+expect 0 "report cache: within stock's spread passes" "$R" cache stock:"$tmp/cs.log:$tmp/cs.counts" stock:"$tmp/cs2.log:$tmp/cs2.counts" stock:"$tmp/cs3.log:$tmp/cs3.counts" patched:"$tmp/cp.log:$tmp/cp.counts"
+cachelog cp 294 20
+expect 1 "report cache: beyond stock's spread fails" "$R" cache stock:"$tmp/cs.log:$tmp/cs.counts" stock:"$tmp/cs2.log:$tmp/cs2.counts" stock:"$tmp/cs3.log:$tmp/cs3.counts" patched:"$tmp/cp.log:$tmp/cp.counts"
 expect 2 "report cache: patched is needed" "$R" cache stock:"$tmp/cs.log:$tmp/cs.counts"
 expect 2 "report cache: usage" "$R" cache stock:"$tmp/cs.log"
 

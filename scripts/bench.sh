@@ -11,7 +11,8 @@
 # WALL_ROUNDS=10 (each case's wall-time iterations split over this many
 # rounds through all the cases), NOBUILD=1,
 # TLBCOUNT=no (skip the TLB flush counts, scripts/tlbcount.sh), CACHE=no
-# (skip the cache misses of the cache model, scripts/cachesim.sh), WALL_AA=1
+# (skip the cache misses of the cache model, scripts/cachesim.sh, whose
+# CACHE_MEMS, L1D, LLC and LINE it passes on), WALL_AA=1
 # (wall pairs of stock against stock: the emulation's own spread),
 # WALL_STAT=median (wall time from each case's median timed block; the
 # default, min, takes its cheapest, which narrows the spread of stock against
@@ -28,7 +29,7 @@
 # The benchmark's config matrix: the distribution-like configs (x86_64,
 # arm64), and the same arches built for size (-os) and, on arm64, with
 # 6.12's default 52-bit VA (-va52). Records with BENCH_MODES=icount get no
-# wall-time pairs and no TLB counts.
+# wall-time pairs, no TLB counts and no cache model.
 ARCHES=${ARCHES:-x86_64 arm64 x86_64-os arm64-os arm64-va52}
 REPEAT=${REPEAT:-2}
 # Six pairs, five times the iterations, over ten rounds: with 3 pairs of
@@ -179,8 +180,8 @@ for arch in $ARCHES; do
 			echo "$arch" >>"$OUT/tlb-failed"
 		cat "$OUT/table-tlb-$arch.txt"
 	fi
-	# Kernel cache misses per PTE, from one more boot of each kernel
-	# under a cache model (CACHE=no skips it).
+	# Kernel cache misses per PTE, from boots of each kernel under a
+	# cache model at several memory layouts (CACHE=no skips them).
 	if [ "${CACHE:-yes}" != no ] && has_mode cache; then
 		# shellcheck disable=SC2086
 		"$TOP/scripts/cachesim.sh" "$arch" "$OUT/$arch.cpio" "$OUT" $variants \

@@ -34,10 +34,10 @@ fetch_header() {
 			-o Dir::Cache="$apt/cache" -o APT::Sandbox::User="$(id -un)" "$@"
 	}
 	aptq update || return 1
-	# The source version of the installed QEMU, else the newest one.
-	pkg=$(dpkg -S "$(command -v qemu-system-x86_64)" 2>/dev/null | cut -d: -f1)
-	ver=$(dpkg-query -W -f='${source:Version}' "$pkg" 2>/dev/null)
-	echo "QEMU package: ${pkg:-?} source version ${ver:-?}"
+	# The source version of the installed QEMU (every qemu-system-*
+	# depends on qemu-system-common), else the newest one.
+	ver=$(dpkg-query -W -f='${source:Version}' qemu-system-common 2>/dev/null)
+	echo "QEMU source version ${ver:-?}"
 	(cd "$apt/src" && rm -f qemu_* &&
 		{ { [ -n "$ver" ] && aptq source --download-only "qemu=$ver"; } ||
 			{ echo "warning: qemu $ver not in the lists, taking the newest" &&

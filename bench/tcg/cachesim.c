@@ -19,8 +19,8 @@
  * write-allocate (a store that misses fills the line like a load),
  * indexed and tagged by guest physical address. Each access is looked up
  * in the L1D; an L1D miss is looked up in the LLC, which fills on a miss.
- * An access that spans two lines looks up both and counts as one access;
- * its misses are counted per line. Nothing else is modelled: no dirty
+ * An access that spans several lines looks up each and counts as one
+ * access; its misses are counted per line. Nothing else is modelled: no dirty
  * lines or write-backs, no back-invalidation of the L1D when the LLC
  * evicts, no prefetchers, no instruction fetches, no coherence traffic, no
  * TLBs and no page-table walks (QEMU's soft MMU walks the guest's page
@@ -33,7 +33,7 @@
  * gives the same counts.
  *
  * Windows: the guest marks the start and the end of each timed loop with
- * the instructions of marker.h. A window is what happened between a
+ * the instructions of bench/marker.h. A window is what happened between a
  * MARK_BEGIN and the next MARK_END, the caches as warm as the loop keeps
  * them. An access is the kernel's if the instruction making it lies in the
  * upper half of the address space, where x86_64 and arm64 keep kernel
@@ -50,8 +50,13 @@
  * counts markers out of order (an END with no BEGIN, a BEGIN in a window),
  * which make the windows untrustworthy.
  *
- * Built for the plugin API of QEMU 7.2 (Debian 12); scripts/cachesim.sh
- * builds it against qemu-plugin.h from Debian's qemu source package.
+ * "Physical" is what QEMU 7.2's qemu_plugin_hwaddr_phys_addr() gives: the
+ * offset in the RAM block plus the block's guest base, the guest physical
+ * address for the RAM of the machines we boot (and elsewhere a uniform
+ * shift, which keeps which lines share a set).
+ *
+ * Built for the plugin API of QEMU 7.2 (Debian 12) by scripts/tcg-plugin.sh,
+ * against qemu-plugin.h from Debian's qemu source package.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -64,7 +69,7 @@
 #include <qemu-plugin.h>
 
 #define MARK_HOST_ONLY
-#include "marker.h"
+#include "../marker.h"
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
@@ -156,6 +161,15 @@ static bool phys_of(qemu_plugin_meminfo_t info, uint64_t vaddr, uint64_t *pa)
 	return true;
 }
 
+/* Look up the lines of physical bytes first..last, one page at most. */
+static void access_lines(struct counts *n, uint64_t first, uint64_t last)
+{
+	uint64_t line;
+
+	for (line = first >> line_shift; line <= last >> line_shift; line++)
+		access_line(n, line);
+}
+
 /*
  * Called after each data access of an instruction; udata is the counts of
  * the instruction's mode.
@@ -165,27 +179,28 @@ static void mem_access(unsigned int vcpu, qemu_plugin_meminfo_t info,
 {
 	struct counts *n = udata;
 	uint64_t size = 1ull << qemu_plugin_mem_size_shift(info);
-	uint64_t first, last;
+	uint64_t end = vaddr + size - 1, first, last;
 	/*
-	 * The last byte is looked up on its own only if it is on another
-	 * 4K page: guest pages are at least 4K on both arches, so within
-	 * one the physical address is the virtual one plus an offset.
+	 * An access that crosses into another 4K page is looked up in each:
+	 * guest pages are at least 4K on both arches, so within one the
+	 * physical address is the virtual one plus an offset.
 	 */
-	bool other_page = (vaddr ^ (vaddr + size - 1)) >> 12;
+	bool other_page = (vaddr ^ end) >> 12;
 
 	if (!phys_of(info, vaddr, &first) ||
-	    (other_page && !phys_of(info, vaddr + size - 1, &last))) {
+	    (other_page && !phys_of(info, end, &last))) {
 		n->io++;
 		return;
 	}
-	if (!other_page)
-		last = first + size - 1;
 	n->accesses++;
 	if (qemu_plugin_mem_is_store(info))
 		n->stores++;
-	access_line(n, first >> line_shift);
-	if (last >> line_shift != first >> line_shift)
-		access_line(n, last >> line_shift);
+	if (!other_page) {
+		access_lines(n, first, first + size - 1);
+		return;
+	}
+	access_lines(n, first, first | 0xfff);
+	access_lines(n, last & ~0xfffull, last);
 }
 
 static void end_window(void)
