@@ -7,13 +7,13 @@
 # -icount with INITRD (mprotect_bench) and the TCG plugin
 # bench/tcg/cachesim.c, which runs every guest data access through an L1D
 # and an LLC and counts the misses of each timed loop (the markers of
-# bench/marker.h). The counts repeat exactly, boot after boot; but
-# which physical lines share a cache set moves them, so each kernel boots
-# once per guest memory size of CACHE_MEMS (MiB, default "2048 2112 2240"):
-# each a different physical layout of the same work (the kernels other than
-# stock and patched, which have no target, at the first size only). Prints bench/report
-# cache's table (medians over the layouts); exit 1 if patched misses more
-# than stock in a case.
+# bench/marker.h). The counts repeat exactly, boot after boot; but which
+# physical lines share a cache set moves them, so each kernel boots once
+# per guest memory size of CACHE_MEMS (MiB, default "2048 2112 2240"):
+# each a different physical layout of the same work (the kernels other
+# than stock and patched, which have no target, at the first size only).
+# Prints bench/report cache's table (medians over the layouts); exit 1 if
+# patched misses more than stock in a case.
 # Environment: CACHE_MEMS; L1D=64K:4 and LLC=1M:8 (SIZE:WAYS; default one
 # Arm Neoverse N1 core: its L1D and its private L2, the last level a core
 # has to itself), LINE=64 (bytes).
@@ -51,7 +51,6 @@ case $out in *[[:space:],:]*) die "output directory $out has a blank, comma or c
 SO=$("$TOP/scripts/tcg-plugin.sh" cachesim) || exit 1
 plugin="$SO,line=$line,l1d_size=${l1d%:*},l1d_ways=${l1d#*:},llc_size=${llc%:*},llc_ways=${llc#*:}"
 for v in $variants; do
-	check_variant "$v"
 	[ -f "$(kernel_dir "$v" bench)/$KIMAGE" ] || die "no $arch $v bench kernel (make kernel ARCH=$arch VARIANT=$v KIND=bench)"
 done
 specs=

@@ -56,7 +56,9 @@ if [ ! -f "$HDR/qemu-plugin.h" ]; then
 fi
 
 SO=$OUT/lib$name.so
-if [ ! -f "$SO" ] || [ -n "$(find "$TOP/bench/tcg/" "$HDR/qemu-plugin.h" -newer "$SO" -name '*.[ch]')" ]; then
+# Its sources: bench/tcg/, and bench/marker.h, which cachesim.c shares
+# with mprotect_bench.
+if [ ! -f "$SO" ] || [ -n "$(find "$TOP/bench/tcg/" "$TOP/bench/marker.h" "$HDR/qemu-plugin.h" -newer "$SO" -name '*.[ch]')" ]; then
 	step "plugin lib$name.so" "$OUT/log/$name.log" \
 		gcc -shared -fPIC -O2 -Wall -Wextra -Wno-unused-parameter -I "$HDR" \
 		-o "$SO" "$TOP/bench/tcg/$name.c" >&2 || die "plugin build failed (log: $OUT/log/$name.log)"
