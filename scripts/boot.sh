@@ -67,4 +67,11 @@ rc=$?
 if [ $rc = 124 ] || [ $rc = 137 ]; then
 	echo "guest timeout after ${timeout}s: $arch $variant $kind ($log)" >>"$log"
 fi
+# The kernel that booted must be the one built: its banner names the build.
+uts=$(sed -n 's/^#define UTS_VERSION "\(.*\)"$/\1/p' \
+	"$(kernel_dir "$variant" "$kind")/include/generated/utsversion.h" 2>/dev/null)
+if [ -n "$uts" ] && ! grep -qF "$uts" "$log"; then
+	echo "booted kernel is not the one built ($uts): stale image"
+	exit 1
+fi
 exec "$TOP/scripts/console-check.sh" "$log" "$CONSOLE_EXPECT"
