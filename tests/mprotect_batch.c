@@ -1568,7 +1568,7 @@ static char *map_zero_pages(void)
 {
 	char *p = mmap(NULL, ZERO_PAGES * pagesize, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	uint64_t e0, e;
+	uint64_t pm[ZERO_PAGES];
 	size_t i;
 
 	if (p == MAP_FAILED)
@@ -1577,18 +1577,16 @@ static char *map_zero_pages(void)
 	madvise(p, ZERO_PAGES * pagesize, MADV_NOHUGEPAGE);
 	for (i = 0; i < ZERO_PAGES; i++)
 		(void)((volatile char *)p)[i * pagesize];
-	e0 = pagemap_one(p);
-	for (i = 1; i < ZERO_PAGES; i++) {
-		e = pagemap_one(p + i * pagesize);
-		if (!(e & PM_PRESENT) ||
-		    (e & PM_PFN_MASK) != (e0 & PM_PFN_MASK))
-			break;
-	}
-	if (!(e0 & PM_PRESENT) || i < ZERO_PAGES) {
-		munmap(p, ZERO_PAGES * pagesize);
-		return NULL;
-	}
+	if (pagemap_read(p, ZERO_PAGES, pm))
+		goto none;
+	for (i = 0; i < ZERO_PAGES; i++)
+		if (!(pm[i] & PM_PRESENT) ||
+		    (pm[i] & PM_PFN_MASK) != (pm[0] & PM_PFN_MASK))
+			goto none;
 	return p;
+none:
+	munmap(p, ZERO_PAGES * pagesize);
+	return NULL;
 }
 
 TEST_F_TIMEOUT(mb, numa_hinting, 600)
