@@ -1715,6 +1715,24 @@ static char *map_aligned(size_t size, size_t align)
 }
 
 /*
+ * MADV_FREE queues the folios it makes lazyfree in a per-CPU batch, and
+ * MADV_PAGEOUT drains only its own CPU's batches: a folio left in another
+ * CPU's batch is still swap-backed and is not discarded. Keep a test that
+ * pairs the two on the CPU it runs on.
+ */
+static int pin_to_this_cpu(void)
+{
+	int cpu = sched_getcpu();
+	cpu_set_t cpus;
+
+	if (cpu < 0)
+		return -1;
+	CPU_ZERO(&cpus);
+	CPU_SET(cpu, &cpus);
+	return sched_setaffinity(0, sizeof(cpus), &cpus);
+}
+
+/*
  * After MADV_FREE every PTE of the range is clean but stays writable. Where
  * the CPU manages dirty bits (x86; arm64 with FEAT_HAFDBS and
  * CONFIG_ARM64_HW_AFDBM, as every distribution kernel and our test VMs),
@@ -1738,6 +1756,7 @@ TEST(hw_dirty_no_fault)
 		SKIP(return, "needs root (MADV_PAGEOUT of lazyfree memory)");
 	/* NUMA hinting faults would count as faults too. */
 	write_file("/proc/sys/kernel/numa_balancing", "0");
+	ASSERT_EQ(0, pin_to_this_cpu());
 	/*
 	 * A page migrated in between (compaction) faults on its migration
 	 * entry: try three times, the CPU must manage once without a fault.
@@ -1820,6 +1839,8 @@ TEST(fork_hw_dirty)
 		SKIP(return, "no /proc/self/pagemap or /proc/kpageflags");
 	if (thp_configure(fsize / 1024, false, &why))
 		SKIP(return, "%zu kB folios: %s", fsize / 1024, why);
+	/* The child inherits the CPU and pages out what its parent freed. */
+	ASSERT_EQ(0, pin_to_this_cpu());
 
 	/*
 	 * A round whose write faulted (e.g. compaction migrated the folio in
