@@ -45,7 +45,13 @@ step "build $arch $variant $kind" "$log" \
 # ccache's depend mode cannot see: piggy.S names only the sizes, so when
 # they repeat (xz rounds them), the cache hands back a piggy.o that holds an
 # older kernel. Assemble it again past the cache; the rest is up to date.
-piggies=$(find "$out/arch" -name piggy.o 2>/dev/null)
+# Only a piggy.o written since the last such pass can be one from the cache.
+stamp=$out/.piggy-stamp
+if [ -f "$stamp" ]; then
+	piggies=$(find "$out/arch" -name piggy.o -newer "$stamp" 2>/dev/null)
+else
+	piggies=$(find "$out/arch" -name piggy.o 2>/dev/null)
+fi
 if [ -n "$piggies" ]; then
 	# shellcheck disable=SC2086
 	rm -f $piggies
@@ -55,4 +61,5 @@ if [ -n "$piggies" ]; then
 			$KMAKE CC="$cc" -j"$(nproc)"
 	) || exit 1
 fi
+touch "$stamp"
 [ -f "$out/$KIMAGE" ] || die "$out/$KIMAGE missing after build (log: $log)"
