@@ -147,9 +147,10 @@ done
 
 # Host-only self-tests: the harness's counting rules (deliberately broken
 # logs must count as failures), the benchmark's table/CSV scripts and its
-# program's options.
+# program's options, and the kernel patches of the upstream-form tests.
 mkdir -p "$BUILD/log"
-for t in harness:tests/harness-selftest.sh bench:bench/selftest.sh; do
+for t in harness:tests/harness-selftest.sh bench:bench/selftest.sh \
+	selftest-patch:scripts/selftest-patch.sh; do
 	name=${t%%:*}-selftest log=$BUILD/log/${t%%:*}-selftest.log
 	if sh "$TOP/${t#*:}" >"$log" 2>&1; then
 		r=$(tail -1 "$log")

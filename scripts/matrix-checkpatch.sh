@@ -1,8 +1,8 @@
 #!/bin/sh
 # matrix-checkpatch.sh: matrix-checkpatch, the stock tree's checkpatch.pl
 # --strict on each patch of the series (patches/series, or $SERIES_DIR). A
-# patch with reports passes only if its message has a line "checkpatch:
-# <why>"; PASS/FAIL count patches. A job of build-matrix.sh; runs alone too
+# patch with reports passes only if its message, or its notes below the
+# cut, has a line "checkpatch: <why>"; PASS/FAIL count patches. A job of build-matrix.sh; runs alone too
 # (environment: scripts/matrix-lib.sh). Log: build/log/matrix/checkpatch.log.
 . "$(dirname "$0")/lib.sh"
 [ $# = 0 ] || die "usage: $0 (no arguments; SERIES_DIR names the series)"
@@ -25,8 +25,8 @@ for p in $PATCHES; do
 	set -- $counts
 	n=$(($1 + $2 + $3))
 	total=$((total + n))
-	# The commit message: up to the first "---" line.
-	why=$(sed -n '/^---$/q;p' "$SERIES_DIR/$p" | grep -i '^[[:space:]]*checkpatch:' | head -n 1)
+	# The commit message and the notes below the cut: up to the diff.
+	why=$(sed -n '/^diff --git /q;p' "$SERIES_DIR/$p" | grep -i '^[[:space:]]*checkpatch:' | head -n 1)
 	if [ "$n" = 0 ]; then
 		ok=$((ok + 1))
 		echo "    $p: clean"
