@@ -119,14 +119,15 @@ static int setup_skip(const char *why)
 /* Log a failed check (the first few per test), count it. */
 static __printf(1, 2) int fail_msg(const char *fmt, ...)
 {
+	char msg[256];
 	va_list ap;
 
 	if (nr_logged++ >= 8)
 		return 1;
 	va_start(ap, fmt);
-	printf("# ");
-	vprintf(fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	ksft_print_msg("%s", msg);
 	return 1;
 }
 
@@ -308,22 +309,23 @@ static const char *check_folios(struct region *r)
 	return NULL;
 }
 
-/* The PMD mappings are still all there (PMD-mapped THP) or none. */
-static int check_pmd_mappings(struct region *r)
+/* The PMD mappings are all there (PMD-mapped THP) or none. */
+static bool pmd_mappings_ok(struct region *r)
 {
 	int nr = r->shape->pmd_mapped ? r->size / pmdsize : 0;
-	bool ok;
 
 	if (!have_thp)
-		return 0;
+		return true;
 	if (r->shape->backing == FILE_SHARED)
-		ok = check_huge_file(r->mem, nr, pmdsize);
-	else if (r->shape->backing == SHMEM ||
-		 r->shape->backing == MEMFD_SHARED)
-		ok = check_huge_shmem(r->mem, nr, pmdsize);
-	else
-		ok = check_huge_anon(r->mem, nr, pmdsize);
-	return ok ? 0 : fail_msg("smaps: not %d PMD mappings any more\n", nr);
+		return check_huge_file(r->mem, nr, pmdsize);
+	if (r->shape->backing == SHMEM || r->shape->backing == MEMFD_SHARED)
+		return check_huge_shmem(r->mem, nr, pmdsize);
+	return check_huge_anon(r->mem, nr, pmdsize);
+}
+
+static int check_pmd_mappings(struct region *r)
+{
+	return pmd_mappings_ok(r) ? 0 : fail_msg("smaps: the PMD mappings changed\n");
 }
 
 static int set_prot(struct region *r, size_t lo, size_t hi, int prot)
@@ -729,7 +731,7 @@ static int memory_region_create(struct region *r)
 	    pte_map_thps(r))
 		return KSFT_FAIL;
 	why = check_folios(r);
-	if (!why && check_pmd_mappings(r))
+	if (!why && !pmd_mappings_ok(r))
 		why = "the THPs are not mapped as asked";
 	for (i = 0; !why && sh->backing == MEMFD_PRIVATE && i < r->npages; i++)
 		if (pagemap_get_entry(pagemap_fd, page_addr(r, i)) & PM_FILE)
@@ -1022,6 +1024,9 @@ static int start_child(struct region *r, struct child *ch,
 	if (ch->pid < 0)
 		return -1;
 	if (!ch->pid) {
+		/* Without the parent's ends, its exit ends the child's read(). */
+		close(p2c[1]);
+		close(c2p[0]);
 		ret = child_main(r, cmap, p2c[0], c2p[1]);
 		fflush(stdout);
 		_exit(ret);
@@ -1195,6 +1200,10 @@ static int test_partly_dropped_cow_folios(struct region *r)
 	errs += set_prot(r, lo, hi, PROT_READ | PROT_WRITE);
 	errs += check_pages(r, 0, n, CHK_PFN | CHK_DATA) + write_pages(r, 0, n, 8);
 	errs += check_cow_writes(r, 0, n, shared, excl);
+	/* Mapped once but not exclusive: must not be mapped writable. */
+	for (i = 0; i < n; i++)
+		if (cmap[i] == C_DROPPED && !excl[i] && r->faults[i] < 1)
+			errs += fail_msg("page %zu: not exclusive, no fault\n", i);
 	refresh_pfns(r);
 	return errs + check_pages(r, 0, n, CHK_ALL) + finish_child(&ch);
 }
@@ -1346,8 +1355,10 @@ static int test_fork_hw_dirty_lazyfree_folios(struct region *r)
 		return fail_msg("pipe() failed\n");
 	fflush(stdout);
 	pid = fork();
-	if (!pid)
+	if (!pid) {
+		close(sync[1]);
 		_exit(pageout_child(r, wrote, sync[0]));
+	}
 	/* Now only the child maps the folios: reclaim may take them. */
 	munmap(r->mem, r->size);
 	if (pid < 0 || write(sync[1], "", 1) != 1 ||
