@@ -8,7 +8,8 @@
 . "$(dirname "$0")/lib.sh"
 
 pass=0 fail=0 skip=0
-tmp=$(mktemp -d) || exit 1
+# In build/: the trees are hard-linked copies, which need one file system.
+mkdir -p "$BUILD" && tmp=$(mktemp -d "$BUILD/selftest-patch.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 # The host's uapi headers, as scripts/guest.sh installs them for x86_64.
 hdr=$BUILD/headers/x86_64/include
