@@ -2,8 +2,9 @@
 # matrix-checkpatch.sh: matrix-checkpatch, the stock tree's checkpatch.pl
 # --strict on each patch of the series (patches/series, or $SERIES_DIR). A
 # patch with reports passes only if its message, or its notes below the
-# cut, has a line "checkpatch: <why>"; PASS/FAIL count patches. A job of build-matrix.sh; runs alone too
-# (environment: scripts/matrix-lib.sh). Log: build/log/matrix/checkpatch.log.
+# cut, has a line "checkpatch: <why>"; PASS/FAIL count patches. A job of
+# build-matrix.sh; runs alone too (environment: scripts/matrix-lib.sh).
+# Log: build/log/matrix/checkpatch.log.
 . "$(dirname "$0")/lib.sh"
 [ $# = 0 ] || die "usage: $0 (no arguments; SERIES_DIR names the series)"
 . "$TOP/scripts/matrix-lib.sh"

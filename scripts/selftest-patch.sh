@@ -11,13 +11,9 @@ pass=0 fail=0 skip=0
 # In build/: the trees are hard-linked copies, which need one file system.
 mkdir -p "$BUILD" && tmp=$(mktemp -d "$BUILD/selftest-patch.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
-# The host's uapi headers, as scripts/guest.sh installs them for x86_64.
+# The host's uapi headers: guest.sh installs them with any program it builds.
+"$TOP/scripts/guest.sh" x86_64 "$TOP/guest/init.c" >/dev/null || die "scripts/guest.sh x86_64 failed"
 hdr=$BUILD/headers/x86_64/include
-if [ ! -f "$hdr/linux/userfaultfd.h" ]; then
-	make -s -C "$BUILD/src/stock" O="$BUILD/headers/x86_64-o" ARCH=x86_64 \
-		INSTALL_HDR_PATH="$BUILD/headers/x86_64" headers_install >/dev/null ||
-		die "cannot install the uapi headers into $BUILD/headers/x86_64"
-fi
 
 # A patch without what differs between a lone patch and one of a series:
 # its commit hash, its number in the subject, and the git version line.
