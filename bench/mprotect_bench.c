@@ -18,7 +18,6 @@
  * Usage errors exit 2.  All knobs are restored at exit.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -36,6 +35,7 @@
 #include <unistd.h>
 
 #include "marker.h"
+#include "thp_settings.h"
 
 #ifndef MADV_NOHUGEPAGE
 #define MADV_NOHUGEPAGE 15
@@ -56,7 +56,6 @@
 
 #define THP_DIR		"/sys/kernel/mm/transparent_hugepage"
 #define NUMA_KNOB	"/proc/sys/kernel/numa_balancing"
-#define MAX_KNOBS	64
 #define KPF_COMPOUND_HEAD	15
 #define KPF_COMPOUND_TAIL	16
 #define PM_PRESENT	(1ULL << 63)
@@ -333,49 +332,6 @@ static const char *fmt_kb(unsigned long kb, char *buf, size_t len)
 	return buf;
 }
 
-/* Read a small sysfs/proc file; returns length or -1 with errno set. */
-static ssize_t read_file(const char *path, char *buf, size_t len)
-{
-	ssize_t n;
-	int fd;
-
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, len - 1);
-	if (n < 0) {
-		int e = errno;
-
-		close(fd);
-		errno = e;
-		return -1;
-	}
-	buf[n] = '\0';
-	if (close(fd))
-		return -1;
-	return n;
-}
-
-static int write_file(const char *path, const char *val)
-{
-	size_t len = strlen(val);
-	ssize_t n;
-	int fd;
-
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -1;
-	n = write(fd, val, len);
-	if (n < 0 || (size_t)n != len) {
-		int e = n < 0 ? errno : EIO;
-
-		close(fd);
-		errno = e;
-		return -1;
-	}
-	return close(fd);
-}
-
 /* Returns the counter value, or -1 if it cannot be read. */
 static long long read_counter(const char *path)
 {
@@ -383,7 +339,7 @@ static long long read_counter(const char *path)
 	char *end;
 	long long v;
 
-	if (read_file(path, buf, sizeof(buf)) < 0)
+	if (!read_file(path, buf, sizeof(buf)))
 		return -1;
 	errno = 0;
 	v = strtoll(buf, &end, 10);
@@ -393,148 +349,84 @@ static long long read_counter(const char *path)
 }
 
 /* ---------------------------------------------------------------- */
-/* Knobs: saved at start, restored at exit */
+/*
+ * Knobs: the tree's thp_settings, saved at start and restored at exit, and
+ * numa_balancing, which every case turns off.
+ */
 
-struct knob {
-	char path[160];
-	char orig[32];
-	int dirty;		/* written by us: restore at exit */
-};
+static struct thp_settings thp_saved;	/* as found, if THP has sysfs */
+static bool have_thp;
+static char numa_saved[16];		/* as found, or "" if none */
 
-static struct knob knobs[MAX_KNOBS];
-static int nr_knobs;
-static unsigned long sizes_kb[32];	/* mTHP sizes present in sysfs */
-static int nr_sizes;
-
-/* Extract the "[selected]" word of a sysfs choice file (or whole value). */
-static int knob_value(const char *buf, char *out, size_t len)
+static void save_knobs(void)
 {
-	const char *s = strchr(buf, '[');
-	const char *e;
-
-	if (s) {
-		s++;
-		e = strchr(s, ']');
-		if (!e)
-			return -1;
-	} else {
-		s = buf;
-		e = s + strcspn(s, " \n");
+	have_thp = !access(THP_DIR "/enabled", F_OK);
+	if (have_thp) {
+		thp_save_settings();
+		thp_read_settings(&thp_saved);
 	}
-	if ((size_t)(e - s) >= len || e == s)
-		return -1;
-	memcpy(out, s, e - s);
-	out[e - s] = '\0';
-	return 0;
-}
-
-static void save_knob(const char *path)
-{
-	char buf[256];
-	struct knob *k;
-
-	if (read_file(path, buf, sizeof(buf)) < 0) {
-		if (errno == ENOENT)
-			return;
-		die("read %s", path);
-	}
-	if (nr_knobs >= MAX_KNOBS) {
-		errno = E2BIG;
-		die("too many knobs at %s", path);
-	}
-	k = &knobs[nr_knobs];
-	snprintf(k->path, sizeof(k->path), "%s", path);
-	if (knob_value(buf, k->orig, sizeof(k->orig))) {
-		errno = EINVAL;
-		die("parse %s", path);
-	}
-	nr_knobs++;
+	read_file(NUMA_KNOB, numa_saved, sizeof(numa_saved));
 }
 
 static void restore_knobs(void)
 {
-	int i;
-
-	for (i = nr_knobs - 1; i >= 0; i--)
-		if (knobs[i].dirty && write_file(knobs[i].path, knobs[i].orig))
-			fprintf(stderr, "mprotect_bench: restore %s=%s: %s\n",
-				knobs[i].path, knobs[i].orig, strerror(errno));
+	if (have_thp)
+		thp_restore_settings();
+	if (numa_saved[0])
+		write_file(NUMA_KNOB, numa_saved, strlen(numa_saved) + 1);
 }
 
-static int cmp_ul(const void *a, const void *b)
+/* The folio order of @kb, if it is a THP size of this kernel; else -1. */
+static int thp_order(unsigned long kb, unsigned long orders)
 {
-	unsigned long x = *(const unsigned long *)a;
-	unsigned long y = *(const unsigned long *)b;
+	int o;
 
-	return x < y ? -1 : x > y;
-}
-
-static void scan_knobs(void)
-{
-	char path[160];
-	struct dirent *de;
-	unsigned long kb;
-	DIR *d;
-	int i;
-
-	save_knob(THP_DIR "/enabled");
-	save_knob(THP_DIR "/shmem_enabled");
-	save_knob(NUMA_KNOB);
-	d = opendir(THP_DIR);
-	if (!d) {
-		if (errno == ENOENT)
-			return;
-		die("opendir %s", THP_DIR);
-	}
-	for (;;) {
-		errno = 0;
-		de = readdir(d);
-		if (!de) {
-			if (errno)
-				die("readdir %s", THP_DIR);
-			break;
-		}
-		if (sscanf(de->d_name, "hugepages-%lukB", &kb) != 1)
-			continue;
-		if (nr_sizes >= (int)ARRAY_SIZE(sizes_kb))
-			break;
-		sizes_kb[nr_sizes++] = kb;
-	}
-	if (closedir(d))
-		die("closedir %s", THP_DIR);
-	qsort(sizes_kb, nr_sizes, sizeof(sizes_kb[0]), cmp_ul);
-	for (i = 0; i < nr_sizes; i++) {
-		snprintf(path, sizeof(path), THP_DIR "/hugepages-%lukB/enabled",
-			 sizes_kb[i]);
-		save_knob(path);
-		snprintf(path, sizeof(path),
-			 THP_DIR "/hugepages-%lukB/shmem_enabled", sizes_kb[i]);
-		save_knob(path);
-	}
-}
-
-/* Write a knob if it exists; a missing optional knob is not an error. */
-static int set_knob(const char *path, const char *val, int required,
-		    const char **reason)
-{
-	int i;
-
-	for (i = 0; i < nr_knobs; i++)
-		if (!strcmp(knobs[i].path, path))
-			knobs[i].dirty = 1;
-	if (!write_file(path, val))
-		return 0;
-	if (errno == ENOENT && !required)
-		return 0;
-	fprintf(stderr, "mprotect_bench: %s=%s: %s\n", path, val,
-		strerror(errno));
-	*reason = "knob-write-failed";
+	for (o = 0; o < NR_ORDERS; o++)
+		if ((page_size << o) / 1024 == kb)
+			return orders & (1UL << o) ? o : -1;
 	return -1;
 }
 
-static int knob_path_exists(const char *path)
+/*
+ * THP settings as found, but with "enabled" at @enabled, every size off
+ * except @anon_kb for anonymous memory (0: none, or inherit with
+ * THP_INHERIT) and @shmem_kb for anonymous shared memory (0: none), and
+ * NUMA balancing off.
+ */
+static int set_thp_sizes(enum thp_enabled enabled, unsigned long anon_kb,
+			 enum thp_enabled anon, unsigned long shmem_kb,
+			 const char **reason)
 {
-	return access(path, F_OK) == 0;
+	unsigned long orders, shmem_orders;
+	struct thp_settings s;
+	int o, ao, so;
+
+	if (numa_saved[0])
+		write_file(NUMA_KNOB, "0", 2);
+	if (!have_thp) {
+		if (!anon_kb && !shmem_kb)
+			return 0;
+		*reason = "no-thp-sysfs";
+		return -1;
+	}
+	orders = thp_supported_orders();
+	shmem_orders = thp_shmem_supported_orders();
+	ao = anon_kb ? thp_order(anon_kb, orders) : -1;
+	so = shmem_kb ? thp_order(shmem_kb, shmem_orders) : -1;
+	if ((anon_kb && ao < 0) || (shmem_kb && so < 0)) {
+		*reason = "no-such-mthp-size";
+		return -1;
+	}
+	s = thp_saved;
+	s.thp_enabled = enabled;
+	s.shmem_enabled = SHMEM_NEVER;
+	for (o = 0; o < NR_ORDERS; o++) {
+		s.hugepages[o].enabled = o == ao ? anon : THP_NEVER;
+		s.shmem_hugepages[o].enabled = o == so ? SHMEM_ALWAYS :
+							 SHMEM_NEVER;
+	}
+	thp_write_settings(&s);
+	return 0;
 }
 
 /*
@@ -545,42 +437,8 @@ static int knob_path_exists(const char *path)
 static int set_thp(unsigned long anon_kb, unsigned long shmem_kb,
 		   const char **reason)
 {
-	char path[160];
-	int i;
-
-	if (set_knob(NUMA_KNOB, "0", 0, reason))
-		return -1;
-	if ((anon_kb || shmem_kb) && !knob_path_exists(THP_DIR "/enabled")) {
-		*reason = "no-thp-sysfs";
-		return -1;
-	}
-	if (set_knob(THP_DIR "/enabled", anon_kb ? "madvise" : "never",
-		     0, reason))
-		return -1;
-	if (set_knob(THP_DIR "/shmem_enabled", "never", 0, reason))
-		return -1;
-	for (i = 0; i < nr_sizes; i++) {
-		unsigned long kb = sizes_kb[i];
-
-		snprintf(path, sizeof(path), THP_DIR "/hugepages-%lukB/enabled",
-			 kb);
-		if (set_knob(path, kb == anon_kb ? "always" : "never",
-			     kb == anon_kb, reason))
-			return -1;
-		snprintf(path, sizeof(path),
-			 THP_DIR "/hugepages-%lukB/shmem_enabled", kb);
-		if (set_knob(path, kb == shmem_kb ? "always" : "never",
-			     kb == shmem_kb, reason))
-			return -1;
-	}
-	for (i = 0; i < nr_sizes; i++)
-		if (sizes_kb[i] == anon_kb || sizes_kb[i] == shmem_kb)
-			break;
-	if ((anon_kb || shmem_kb) && i == nr_sizes) {
-		*reason = "no-such-mthp-size";
-		return -1;
-	}
-	return 0;
+	return set_thp_sizes(anon_kb ? THP_MADVISE : THP_NEVER, anon_kb,
+			     THP_ALWAYS, shmem_kb, reason);
 }
 
 /*
@@ -590,20 +448,11 @@ static int set_thp(unsigned long anon_kb, unsigned long shmem_kb,
  */
 static int set_thp_always(const char **reason)
 {
-	char path[160];
-
-	if (!knob_path_exists(THP_DIR "/enabled")) {
+	if (!have_thp) {
 		*reason = "no-thp-sysfs";
 		return -1;
 	}
-	if (set_thp(0, 0, reason))
-		return -1;
-	snprintf(path, sizeof(path), THP_DIR "/hugepages-%lukB/enabled",
-		 pmd_kb);
-	if (set_knob(path, "inherit", 1, reason) ||
-	    set_knob(THP_DIR "/enabled", "always", 1, reason))
-		return -1;
-	return 0;
+	return set_thp_sizes(THP_ALWAYS, pmd_kb, THP_INHERIT, 0, reason);
 }
 
 /* ---------------------------------------------------------------- */
@@ -622,21 +471,23 @@ static int read_counters(const struct bcase *c, struct counters *ct)
 					     "shmem_fallback";
 	char path[192];
 	long long v;
-	int i;
+	int o;
 
 	memset(ct, 0, sizeof(*ct));
-	for (i = 0; i < nr_sizes; i++) {
+	for (o = 1; o < NR_ORDERS; o++) {
+		unsigned long kb = (page_size << o) / 1024;
+
 		snprintf(path, sizeof(path),
-			 THP_DIR "/hugepages-%lukB/stats/%s", sizes_kb[i], an);
+			 THP_DIR "/hugepages-%lukB/stats/%s", kb, an);
 		v = read_counter(path);
 		if (v < 0)
-			continue;	/* e.g. no anon stats for 8kB */
+			continue;	/* no such size, or no anon stats for 8kB */
 		ct->all_alloc += v;
-		if (sizes_kb[i] != c->folio_kb)
+		if (kb != c->folio_kb)
 			continue;
 		ct->alloc = v;
 		snprintf(path, sizeof(path),
-			 THP_DIR "/hugepages-%lukB/stats/%s", sizes_kb[i], fn);
+			 THP_DIR "/hugepages-%lukB/stats/%s", kb, fn);
 		v = read_counter(path);
 		if (v < 0)
 			return -1;
@@ -1756,7 +1607,7 @@ int main(int argc, char **argv)
 	}
 
 	no_aslr(argv);
-	scan_knobs();
+	save_knobs();
 	if (atexit(restore_knobs))
 		die("atexit");
 	for (i = 0; i < NR_CASES; i++) {

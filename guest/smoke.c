@@ -25,12 +25,12 @@
 #include <unistd.h>
 
 #include "kselftest.h"
+#include "vm_util.h"
 
 #define THP_DIR "/sys/kernel/mm/transparent_hugepage"
 
-static long psize;
 
-static int write_file(const char *path, const char *val)
+static int set_knob(const char *path, const char *val)
 {
 	int fd = open(path, O_WRONLY);
 	ssize_t n;
@@ -42,7 +42,7 @@ static int write_file(const char *path, const char *val)
 	return n == (ssize_t)strlen(val) ? 0 : -1;
 }
 
-static long read_long(const char *path)
+static long read_knob(const char *path)
 {
 	char buf[64];
 	ssize_t n;
@@ -59,18 +59,17 @@ static long read_long(const char *path)
 	return strtol(buf, NULL, 0);
 }
 
+/* The pagemap entry of @addr, through vm_util's reader. */
 static uint64_t pagemap_entry(void *addr)
 {
-	uint64_t ent = 0;
-	int fd = open("/proc/self/pagemap", O_RDONLY);
+	static int fd = -1;
 
 	if (fd < 0)
-		return 0;
-	if (pread(fd, &ent, sizeof(ent),
-		  (uintptr_t)addr / psize * sizeof(ent)) != sizeof(ent))
-		ent = 0;
-	close(fd);
-	return ent;
+		fd = open("/proc/self/pagemap", O_RDONLY);
+	if (fd < 0)
+		ksft_exit_fail_msg("open(/proc/self/pagemap): %s\n",
+				   strerror(errno));
+	return pagemap_get_entry(fd, addr);
 }
 
 /* mmap len bytes aligned to align. */
@@ -98,12 +97,12 @@ static void test_mthp(int kb, const char *knob, const char *stat, int flags)
 
 	snprintf(path, sizeof(path), THP_DIR "/hugepages-%dkB/%s", kb, knob);
 	snprintf(sp, sizeof(sp), THP_DIR "/hugepages-%dkB/stats/%s", kb, stat);
-	if (write_file(path, "always")) {
+	if (set_knob(path, "always")) {
 		ksft_test_result_fail("%dK %s: cannot set %s: %s\n", kb, stat,
 				      path, strerror(errno));
 		return;
 	}
-	before = read_long(sp);
+	before = read_knob(sp);
 	mem = map_aligned(len, len, flags);
 	if (!mem) {
 		ksft_test_result_fail("%dK %s: mmap: %s\n", kb, stat,
@@ -111,30 +110,30 @@ static void test_mthp(int kb, const char *knob, const char *stat, int flags)
 		return;
 	}
 	memset(mem, 1, len);
-	after = read_long(sp);
+	after = read_knob(sp);
 	munmap(mem, len);
-	write_file(path, "never");
+	set_knob(path, "never");
 	ksft_test_result(before >= 0 && after == before + 1,
 			 "%dK folio allocated (%s %ld -> %ld)\n", kb, stat,
 			 before, after);
 }
 
-/* Pages per contpte block (arm64), 16 elsewhere: as tests/mm_test_util.h */
+/* Pages per contpte block (arm64), 16 elsewhere, as the tests count them */
 static int cont_kb(void)
 {
 #ifdef __aarch64__
-	long n = psize == 4096 ? 16 : psize == 16384 ? 128 : 32;
+	long n = psize() == 4096 ? 16 : psize() == 16384 ? 128 : 32;
 #else
 	long n = 16;
 #endif
-	return n * psize / 1024;
+	return n * psize() / 1024;
 }
 
 static void test_pmd_thp(void)
 {
-	long pmd = read_long(THP_DIR "/hpage_pmd_size");
+	long pmd = read_knob(THP_DIR "/hpage_pmd_size");
 	size_t len = pmd > 0 ? (size_t)pmd : 2UL << 20;
-	size_t ram = (size_t)sysconf(_SC_PHYS_PAGES) * psize;
+	size_t ram = (size_t)sysconf(_SC_PHYS_PAGES) * psize();
 	uint64_t ent;
 	char *mem;
 
@@ -147,7 +146,7 @@ static void test_pmd_thp(void)
 				      len >> 20);
 		return;
 	}
-	write_file(THP_DIR "/enabled", "madvise");
+	set_knob(THP_DIR "/enabled", "madvise");
 	mem = map_aligned(len, len, MAP_PRIVATE | MAP_ANONYMOUS);
 	if (!mem || madvise(mem, len, MADV_HUGEPAGE)) {
 		ksft_test_result_fail("PMD THP: mmap/madvise: %s\n",
@@ -156,7 +155,7 @@ static void test_pmd_thp(void)
 	}
 	memset(mem, 1, len);
 	/* kpageflags bit 22 = THP, read for the PFN pagemap reports. */
-	ent = pagemap_entry(mem + psize);
+	ent = pagemap_entry(mem + psize());
 	if (ent & (1ULL << 63)) {
 		uint64_t pfn = ent & ((1ULL << 55) - 1), flags = 0;
 		int fd = open("/proc/kpageflags", O_RDONLY);
@@ -212,26 +211,26 @@ static int test_uffd_wp_absent(void)
 static void test_soft_dirty(void)
 {
 #if defined(__x86_64__) || defined(__s390x__) || defined(__powerpc64__)
-	char *mem = map_aligned(psize, psize, MAP_PRIVATE | MAP_ANONYMOUS);
+	char *mem = map_aligned(psize(), psize(), MAP_PRIVATE | MAP_ANONYMOUS);
 
 	if (!mem) {
 		ksft_test_result_fail("soft-dirty: mmap\n");
 		return;
 	}
 	mem[0] = 1;
-	if (write_file("/proc/self/clear_refs", "4")) {
+	if (set_knob("/proc/self/clear_refs", "4")) {
 		ksft_test_result_fail("soft-dirty: clear_refs: %s\n",
 				      strerror(errno));
 		return;
 	}
-	if (pagemap_entry(mem) & (1ULL << 55)) {
+	if (pagemap_entry(mem) & PM_SOFT_DIRTY) {
 		ksft_test_result_fail("soft-dirty still set after clear\n");
 		return;
 	}
 	mem[0] = 2;
-	ksft_test_result(pagemap_entry(mem) & (1ULL << 55),
+	ksft_test_result(pagemap_entry(mem) & PM_SOFT_DIRTY,
 			 "soft-dirty set by a write after clear_refs\n");
-	munmap(mem, psize);
+	munmap(mem, psize());
 #else
 	ksft_test_result_skip("soft-dirty: not on this arch\n");
 #endif
@@ -295,12 +294,11 @@ int main(int argc, char **argv)
 		else
 			ksft_exit_fail_msg("usage: smoke [--nodes N] [--swap] [--xfs] [--no-thp] [--no-uffd-wp]\n");
 	}
-	psize = sysconf(_SC_PAGESIZE);
 	ksft_print_header();
 	ksft_set_plan(4 + 4 * thp + swap + xfs);
 	if (thp) {
 		/* contpte-sized (64K on 4K pages, 2M on 64K) and 4 pages */
-		int ckb = cont_kb(), skb = 4 * psize / 1024;
+		int ckb = cont_kb(), skb = 4 * psize() / 1024;
 		char a[96], b[96];
 
 		snprintf(a, sizeof(a), THP_DIR "/hugepages-%dkB/enabled", ckb);

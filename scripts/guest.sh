@@ -1,7 +1,7 @@
 #!/bin/sh
 # guest.sh ARCH [SRC.c ...]: build guest programs, static, into
-# build/guest/ARCH/. Without arguments: guest/, tests/ and bench/ programs,
-# and tests/selftest-mm/'s, which link the kernel tree's mm selftest helpers.
+# build/guest/ARCH/. Without arguments: guest/, tests/, tests/selftest-mm/
+# and bench/ programs.
 # Rebuilds a program only when its source or a header beside it changed.
 . "$(dirname "$0")/lib.sh"
 
@@ -22,9 +22,9 @@ fi
 
 [ $# -gt 0 ] || set -- "$TOP"/guest/*.c "$TOP"/tests/*.c "$TOP"/bench/*.c \
 	"$TOP"/tests/selftest-mm/*.c
-# tests/selftest-mm/ holds programs for the tree's tools/testing/selftests/mm/:
-# they include its vm_util.h and thp_settings.h and link their .c files, as
-# that directory's Makefile does.
+# Every program but /init builds on the tree's mm selftest helpers: it may
+# include vm_util.h and thp_settings.h, whose .c files are linked in, as
+# tools/testing/selftests/mm/'s Makefile does.
 mm=$KSRC/tools/testing/selftests/mm
 built=0
 for c in "$@"; do
@@ -32,13 +32,10 @@ for c in "$@"; do
 	name=$(basename "$c" .c)
 	dir=$(dirname "$c")
 	bin=$out/$name
-	helpers= deps=
-	case $dir in
-	*/tests/selftest-mm)
-		helpers="-I $mm $mm/vm_util.c $mm/thp_settings.c"
-		# A new source tree brings new helpers: rebuild against them.
-		deps="$mm/vm_util.c $mm/vm_util.h $mm/thp_settings.c $mm/thp_settings.h" ;;
-	esac
+	helpers="-I $mm $mm/vm_util.c $mm/thp_settings.c"
+	# A new source tree brings new helpers: rebuild against them.
+	deps="$mm/vm_util.c $mm/vm_util.h $mm/thp_settings.c $mm/thp_settings.h"
+	[ "$c" != "$TOP/guest/init.c" ] || helpers= deps=
 	if [ -f "$bin" ] && [ -z "$(find "$c" "$dir" -maxdepth 1 \( -name '*.h' -o -name "$name.c" \) -newer "$bin")" ] &&
 		{ [ -z "$deps" ] || [ -z "$(find $deps -newer "$bin")" ]; }; then
 		continue

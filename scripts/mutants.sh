@@ -18,7 +18,7 @@ dir=$TOP/tests/mutants
 "$TOP/scripts/source.sh" stock || exit 1
 list=$BUILD/runs/mutants.list
 cat >"$list" <<EOL
-@600 mprotect_batch
+@600 mprotect_folios /mnt/xfs
 @300 mprotect_stress
 EOL
 table=$BUILD/runs/mutants-table.txt

@@ -17,9 +17,12 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +33,16 @@
 #include <sys/wait.h>
 
 #include "kselftest.h"
-#include "mm_test_util.h"
+#include "vm_util.h"
+#include "thp_settings.h"
+
+#define PM_PFN_MASK	((1ULL << 55) - 1)
+#ifndef MADV_PAGEOUT
+#define MADV_PAGEOUT	21
+#endif
+#ifndef MADV_COLD
+#define MADV_COLD	20
+#endif
 
 #define MAX_THREADS	8
 #define REGIONS		2	/* per thread: one private, one shared */
@@ -66,6 +78,118 @@ static int nthreads = 3;
 static struct timespec start;
 static volatile int stop_all;
 static size_t region_size;
+
+static size_t pagesize, pmdsize;
+static int pagemap_fd = -1;
+static pid_t main_pid;
+static bool thp_pushed;
+static char numa_balancing[16];
+
+/*
+ * Pages in the blocks arm64 maps large folios in (contpte: 16 with 4K pages,
+ * 128 with 16K, 32 with 64K); a 16-page stand-in elsewhere. Set by main().
+ */
+static size_t cont_pages;
+
+static size_t cont_size(void)
+{
+	return cont_pages * pagesize;
+}
+
+/* VMAs that meet [addr, addr + len), from /proc/self/maps. */
+static int count_vmas(const void *addr, size_t len)
+{
+	unsigned long start, end, a = (uintptr_t)addr;
+	char line[512];
+	int n = 0;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx-%lx ", &start, &end) == 2 &&
+		    start < a + len && end > a)
+			n++;
+	fclose(f);
+	return n;
+}
+
+/* A probe's SIGSEGV goes to the thread that probes: state per thread. */
+static __thread sigjmp_buf probe_env;
+static __thread volatile sig_atomic_t probing;
+
+static bool probe_read(const volatile char *p)
+{
+	if (sigsetjmp(probe_env, 1))
+		return false;
+	probing = 1;
+	(void)*p;
+	probing = 0;
+	return true;
+}
+
+static bool probe_write(volatile char *p, char v)
+{
+	if (sigsetjmp(probe_env, 1))
+		return false;
+	probing = 1;
+	*p = v;
+	probing = 0;
+	return true;
+}
+
+/* The knobs main() changed, as they were; only the process that set them. */
+static void restore_knobs(void)
+{
+	if (getpid() != main_pid)
+		return;
+	if (thp_pushed)
+		thp_restore_settings();
+	thp_pushed = false;
+	if (numa_balancing[0])
+		write_file("/proc/sys/kernel/numa_balancing", numa_balancing,
+			   strlen(numa_balancing) + 1);
+	numa_balancing[0] = 0;
+}
+
+/*
+ * Large folios of several sizes, anon and anon shmem: 4 pages, one and two
+ * contpte blocks, and the PMD size if two fit a region. NUMA balancing off.
+ */
+static void set_knobs(void)
+{
+	unsigned long orders, shmem_orders;
+	struct thp_settings s;
+	int o;
+
+	main_pid = getpid();
+	atexit(restore_knobs);
+	if (read_file("/proc/sys/kernel/numa_balancing", numa_balancing,
+		      sizeof(numa_balancing)))
+		write_file("/proc/sys/kernel/numa_balancing", "0", 2);
+	if (access("/sys/kernel/mm/transparent_hugepage/enabled", F_OK))
+		return;
+	thp_save_settings();
+	thp_pushed = true;
+	thp_read_settings(&s);
+	s.thp_enabled = THP_ALWAYS;
+	s.thp_defrag = THP_DEFRAG_MADVISE;
+	orders = thp_supported_orders();
+	shmem_orders = thp_shmem_supported_orders();
+	for (o = 0; o < NR_ORDERS; o++) {
+		size_t sz = pagesize << o;
+		bool small = sz == 4 * pagesize || sz == cont_size();
+		bool on = small || sz == 2 * cont_size() ||
+			  (sz == pmdsize && 2 * pmdsize <= region_size);
+
+		if (orders & (1UL << o))
+			s.hugepages[o].enabled = on ? THP_ALWAYS : THP_NEVER;
+		if (shmem_orders & (1UL << o))
+			s.shmem_hugepages[o].enabled = small ? SHMEM_ALWAYS :
+							       SHMEM_NEVER;
+	}
+	thp_write_settings(&s);
+}
 
 static const char * const prot_names[8] = {
 	"NONE", "R", "W?", "RW", "X?", "RX", "WX?", "RWX",
@@ -215,7 +339,7 @@ static int verify(struct worker *w, struct region *r, size_t lo, size_t hi,
 		fail(w, "thread %d op %ld (%s): %s region page %zu byte %zu is %#x, expected %#x (prot %s, pagemap %#llx)",
 		     w->id, w->ops, op, r->kind == R_SHARED ? "shared" : "private",
 		     i, j, p[j], s[j], prot_names[r->prot[i] & 7],
-		     (unsigned long long)pagemap_one(p));
+		     (unsigned long long)pagemap_get_entry(pagemap_fd, (char *)p));
 		return -1;
 	}
 	w->checks++;
@@ -312,7 +436,7 @@ static void op_cow_cycle(struct worker *w, struct region *r)
 
 		/* a page the child still maps must have been copied */
 		for (i = lo; i < hi && !w->failed; i++) {
-			uint64_t e = pagemap_one(r->mem + i * pagesize);
+			uint64_t e = pagemap_get_entry(pagemap_fd, r->mem + i * pagesize);
 
 			if (r->nofork[i] || !w->fork_pfn[i] ||
 			    !(e & PM_PRESENT))
@@ -518,14 +642,12 @@ static void op_fork(struct worker *w)
 	 */
 	if (hold && pagemap_fd >= 0) {
 		w->fork_pfn = calloc(w->r[0].npages, sizeof(uint64_t));
-		if (w->fork_pfn &&
-		    pagemap_read(w->r[0].mem, w->r[0].npages, w->fork_pfn)) {
-			free(w->fork_pfn);
-			w->fork_pfn = NULL;
+		for (k = 0; w->fork_pfn && k < (int)w->r[0].npages; k++) {
+			uint64_t e = pagemap_get_entry(pagemap_fd,
+						       w->r[0].mem + k * pagesize);
+
+			w->fork_pfn[k] = (e & PM_PRESENT) ? e & PM_PFN_MASK : 0;
 		}
-		for (k = 0; w->fork_pfn && k < (int)w->r[0].npages; k++)
-			w->fork_pfn[k] = (w->fork_pfn[k] & PM_PRESENT) ?
-					 w->fork_pfn[k] & PM_PFN_MASK : 0;
 	}
 	pid = fork();
 	if (pid < 0) {
@@ -713,24 +835,23 @@ static void *worker_fn(void *arg)
 	return NULL;
 }
 
+/* Large folios allocated so far, anon and shmem, every size. */
 static long long large_folio_allocs(void)
 {
+	static const char * const stats[] = { "anon_fault_alloc", "shmem_alloc" };
 	char path[160], buf[64];
 	long long sum = 0;
-	int i;
+	unsigned int k;
+	int o;
 
-	for (i = 0; i < nr_thp_sizes; i++) {
-		snprintf(path, sizeof(path),
-			 THP_DIR "/hugepages-%dkB/stats/anon_fault_alloc",
-			 thp_sizes_kb[i]);
-		if (!read_file(path, buf, sizeof(buf)))
-			sum += atoll(buf);
-		snprintf(path, sizeof(path),
-			 THP_DIR "/hugepages-%dkB/stats/shmem_alloc",
-			 thp_sizes_kb[i]);
-		if (!read_file(path, buf, sizeof(buf)))
-			sum += atoll(buf);
-	}
+	for (o = 1; o < NR_ORDERS; o++)
+		for (k = 0; k < 2; k++) {
+			snprintf(path, sizeof(path),
+				 "/sys/kernel/mm/transparent_hugepage/hugepages-%zukB/stats/%s",
+				 (pagesize << o) / 1024, stats[k]);
+			if (read_file(path, buf, sizeof(buf)))
+				sum += atoll(buf);
+		}
 	return sum;
 }
 
@@ -740,14 +861,16 @@ static void sigsegv(int sig, siginfo_t *si, void *uc)
 	int n;
 
 	(void)uc;
-	if (probing)
-		probe_sigsegv(sig);
+	if (probing) {
+		probing = 0;
+		siglongjmp(probe_env, 1);
+	}
 	n = snprintf(msg, sizeof(msg),
 		     "Bail out! unexpected signal %d at %p: a page lost its permissions\n",
 		     sig, si->si_addr);
 	if (write(1, msg, n) < 0)
 		n = 0;
-	knobs_restore();	/* open/write/close only; no-op in children */
+	restore_knobs();	/* a no-op in children */
 	_exit(1);
 }
 
@@ -758,7 +881,6 @@ int main(int argc, char **argv)
 	long long folios0, folios1;
 	struct sigaction sa;
 	int i, k, failed = 0;
-	char path[160];
 
 	if (argc > 1)
 		seed = strtoull(argv[1], NULL, 0);
@@ -778,43 +900,35 @@ int main(int argc, char **argv)
 	if (geteuid())
 		ksft_exit_skip("needs root for the THP knobs\n");
 
-	util_init();
-	knobs_save_all();
-	pagemap_open();
+	pagesize = psize();
+	pmdsize = read_pmd_pagesize();
+	cont_pages = 16;
+#ifdef __aarch64__
+	if (pagesize != 4096)
+		cont_pages = pagesize == 16384 ? 128 : 32;
+#endif
+	if (!pmdsize)	/* no THP: a page of 8-byte entries */
+		pmdsize = pagesize / 8 * pagesize;
+	pagemap_fd = open("/proc/self/pagemap", O_RDONLY);
+	if (pagemap_fd < 0)
+		ksft_exit_fail_msg("open(/proc/self/pagemap): %s\n",
+				   strerror(errno));
 	/*
 	 * Two PMDs (4 MiB with 4K pages), but at most 1/64 of RAM: with 64K
 	 * pages a PMD is 512 MiB and 3 threads x 2 regions x (region +
 	 * shadow) would need 12 GiB; 32 MiB regions on a 2 GiB guest.
 	 */
 	region_size = 2 * pmdsize;
-	if (region_size > mem_total() / 64)
-		region_size = mem_total() / 64 & ~(cont_size() - 1);
+	if (region_size > sysconf(_SC_PHYS_PAGES) * pagesize / 64)
+		region_size = sysconf(_SC_PHYS_PAGES) * pagesize / 64 &
+			      ~(cont_size() - 1);
 	folio_pages[0] = 4;
-	folio_pages[1] = cont_pages();
-	folio_pages[2] = 2 * cont_pages();
+	folio_pages[1] = cont_pages;
+	folio_pages[2] = 2 * cont_pages;
 	folio_pages[3] = pmdsize / pagesize;
 	if (folio_pages[3] > region_size / pagesize / 2)
 		folio_pages[3] = region_size / pagesize / 2;
-
-	/* large folios of several sizes, for anon and anon shmem */
-	write_file("/proc/sys/kernel/numa_balancing", "0");
-	write_file(THP_DIR "/enabled", "always");
-	write_file(THP_DIR "/defrag", "madvise");
-	for (i = 0; i < nr_thp_sizes; i++) {
-		size_t sz = (size_t)thp_sizes_kb[i] * 1024;
-		int kb = thp_sizes_kb[i];
-		/* 4 pages, 1 and 2 contpte blocks; PMD if two fit a region */
-		bool small = sz == 4 * pagesize || sz == cont_size();
-		bool on = small || sz == 2 * cont_size() ||
-			  (sz == pmdsize && 2 * pmdsize <= region_size);
-
-		snprintf(path, sizeof(path), THP_DIR "/hugepages-%dkB/enabled",
-			 kb);
-		write_file(path, on ? "always" : "never");
-		snprintf(path, sizeof(path),
-			 THP_DIR "/hugepages-%dkB/shmem_enabled", kb);
-		write_file(path, small ? "always" : "never");
-	}
+	set_knobs();
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = sigsegv;
