@@ -145,6 +145,16 @@ static long minflt(void)
 	return ru.ru_minflt;
 }
 
+/* PTEs in a page table, where no THP PMD size tells: 256 on s390 */
+static size_t ptes_per_table(void)
+{
+#ifdef __s390x__
+	return 256;
+#else
+	return pagesize / sizeof(uint64_t);
+#endif
+}
+
 /* Pages of a contpte block on arm64, a stand-in for "several PTEs" else */
 static size_t cont_pages(void)
 {
@@ -2072,11 +2082,14 @@ static void detect_shapes(void)
 	add_shape(MEMFD_SHARED, 0, false, false);
 	add_shape(MEMFD_PRIVATE, 0, false, false);
 	add_shape(FILE_SHARED, 0, false, false);
-	/* A folio as large as a page table maps, at most 512 PTEs */
+	/*
+	 * A folio as large as a page table maps, at most 512 PTEs. The page
+	 * cache makes large folios without THP sysfs (s390 without EDAT).
+	 */
 	o = pmd_order < 9 ? pmd_order : 9;
-	while (o && !(thp_shmem_supported_orders() & (1UL << o)))
+	while (have_thp && o && !(thp_shmem_supported_orders() & (1UL << o)))
 		o--;
-	if (have_thp && o)
+	if (o)
 		add_shape(FILE_SHARED, o, false, false);
 }
 
@@ -2145,8 +2158,8 @@ int main(int argc, char **argv)
 	pagesize = getpagesize();
 	pmdsize = read_pmd_pagesize();
 	have_thp = pmdsize != 0;
-	if (!have_thp)	/* only to place base pages across a page table */
-		pmdsize = pagesize * (pagesize / sizeof(uint64_t));
+	if (!have_thp)
+		pmdsize = pagesize * ptes_per_table();
 	pmd_order = __builtin_ctzll(pmdsize / pagesize);
 	if (have_thp) {
 		anon_orders = thp_supported_orders() | 1UL << pmd_order;
