@@ -44,6 +44,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 
 #include "../kselftest.h"
@@ -148,11 +149,11 @@ static long minflt(void)
 /* PTEs in a page table, where no THP PMD size tells: 256 on s390 */
 static size_t ptes_per_table(void)
 {
-#ifdef __s390x__
-	return 256;
-#else
+	struct utsname u;
+
+	if (!uname(&u) && !strcmp(u.machine, "s390x"))
+		return 256;
 	return pagesize / sizeof(uint64_t);
-#endif
 }
 
 /* Pages of a contpte block on arm64, a stand-in for "several PTEs" else */
