@@ -15,10 +15,12 @@
 matrix_args "$0 ARCH..." "$@"
 matrix_init
 
-# w1_objs: mm/mprotect.o and the touched .c files, generic or of this arch.
+# w1_objs: mm/mprotect.o and the touched kernel .c files, generic or of this
+# arch (a selftest under tools/ is a user program, not a kbuild object).
 w1_objs() {
 	objs="mm/mprotect.o"
 	for f in $(touched_here); do
+		case $f in tools/*) continue ;; esac
 		objs="$objs ${f%.c}.o"
 	done
 	echo $objs | tr ' ' '\n' | sort -u | tr '\n' ' '
