@@ -82,7 +82,7 @@ static size_t region_size;
 static size_t pagesize, pmdsize;
 static int pagemap_fd = -1;
 static pid_t main_pid;
-static bool thp_pushed;
+static bool thp_saved;
 static char numa_balancing[16];
 
 /*
@@ -143,9 +143,9 @@ static void restore_knobs(void)
 {
 	if (getpid() != main_pid)
 		return;
-	if (thp_pushed)
+	if (thp_saved)
 		thp_restore_settings();
-	thp_pushed = false;
+	thp_saved = false;
 	if (numa_balancing[0])
 		write_file("/proc/sys/kernel/numa_balancing", numa_balancing,
 			   strlen(numa_balancing) + 1);
@@ -170,7 +170,7 @@ static void set_knobs(void)
 	if (access("/sys/kernel/mm/transparent_hugepage/enabled", F_OK))
 		return;
 	thp_save_settings();
-	thp_pushed = true;
+	thp_saved = true;
 	thp_read_settings(&s);
 	s.thp_enabled = THP_ALWAYS;
 	s.thp_defrag = THP_DEFRAG_MADVISE;
@@ -907,8 +907,12 @@ int main(int argc, char **argv)
 	if (pagesize != 4096)
 		cont_pages = pagesize == 16384 ? 128 : 32;
 #endif
-	if (!pmdsize)	/* no THP: a page of 8-byte entries */
+	if (!pmdsize)	/* no THP: a page table's span, 256 PTEs on s390 */
+#ifdef __s390x__
+		pmdsize = 256 * pagesize;
+#else
 		pmdsize = pagesize / 8 * pagesize;
+#endif
 	pagemap_fd = open("/proc/self/pagemap", O_RDONLY);
 	if (pagemap_fd < 0)
 		ksft_exit_fail_msg("open(/proc/self/pagemap): %s\n",
