@@ -24,7 +24,7 @@ help:
 	@echo 'make mutants            show every mutant in tests/mutants/ is caught'
 	@echo 'make deps               install the Debian packages (root)'
 	@echo 'make clean              remove build/'
-	@echo 'Variables: ARCHES="x86_64 arm64 s390x" (check; bench: x86_64 arm64 x86_64-os arm64-os arm64-va52), BOOT_TIMEOUT=seconds'
+	@echo 'Variables: ARCHES="x86_64 arm64 s390x" (check; bench: x86_64 arm64 x86_64-os arm64-os arm64-va52 arm64-va39), BOOT_TIMEOUT=seconds'
 
 deps:
 	@$(S)/deps.sh
