@@ -113,16 +113,17 @@ for arch in $ARCHES; do
 	fi
 done
 
-# The mainline edition (ML_ARCHES, make check-all: x86_64 arm64): 7.2 and
-# 7.2 with patches/mainline run our tests and the 7.2 tree's mm selftests on
-# their test kernels. 7.2 + series may have no failure, of our tests or of
-# the selftests, that 7.2 does not have. 7.2's own failures are shown, not
+# The mainline edition (ML_ARCHES, make check-all: x86_64 arm64): 7.2, 7.2
+# with patches/mainline and 7.2 with the standalone fixes of
+# patches/mainline/fixes run our tests and the 7.2 tree's mm selftests on
+# their test kernels. Neither may have a failure, of our tests or of the
+# selftests, that 7.2 does not have. 7.2's own failures are shown, not
 # counted: 7.2's bugs that the series fixes (the write-notify tests: clean
 # PTEs made writable; on x86_64 the soft-dirty tests of large folios: the
 # batch's merged dirty bit sets soft-dirty too).
 for arch in $ML_ARCHES; do
 	load_arch "$arch"
-	for v in mainline mainline-patched; do
+	for v in mainline mainline-patched mainline-fixes; do
 		"$TOP/scripts/kernel.sh" "$arch" "$v" test || fail_unit "$arch-kernel-$v-test"
 	done
 	"$TOP/scripts/kselftests.sh" "$arch" mainline || fail_unit "$arch-ml-kselftests-build"
@@ -131,7 +132,7 @@ for arch in $ML_ARCHES; do
 	kselftest_list "$arch" ml >>"$list"
 	own=$(runlist_progs <"$TEST_LIST" | tr '\n' ' ')
 	kst=$(kselftest_list "$arch" ml | runlist_progs | tr '\n' ' ')
-	for v in mainline mainline-patched; do
+	for v in mainline mainline-patched mainline-fixes; do
 		[ -f "$(kernel_dir "$v" test)/$KIMAGE" ] || continue
 		NOCOUNT=1 "$TOP/scripts/run-guest.sh" "$arch" "$v" test test "$list" "$arch-$v-tests"
 	done
@@ -139,8 +140,11 @@ for arch in $ML_ARCHES; do
 	RESULTS=/dev/null PROGS=$own SKIPS=$TOP/tests/skips/$arch.list \
 		"$TOP/scripts/tap-summary.sh" "$arch-mainline-tests" "$BUILD/runs/$arch-mainline-tests.log" | sed 's/^/      /'
 	for t in "tests:$own" "kselftests:$kst"; do
-		PROGS=${t#*:} "$TOP/scripts/kselftest-compare.sh" "$arch-ml-${t%%:*}" \
-			"$BUILD/runs/$arch-mainline-tests.log" "$BUILD/runs/$arch-mainline-patched-tests.log" | sed 's/^/    /'
+		for v in patched:ml fixes:ml-fixes; do
+			PROGS=${t#*:} "$TOP/scripts/kselftest-compare.sh" "$arch-${v#*:}-${t%%:*}" \
+				"$BUILD/runs/$arch-mainline-tests.log" \
+				"$BUILD/runs/$arch-mainline-${v%%:*}-tests.log" | sed 's/^/    /'
+		done
 	done
 done
 

@@ -7,7 +7,8 @@
 # third kernel of make bench; mainline-patched is 7.2 with the mainline
 # edition of the series (patches/mainline/series), mainline-nobatch 7.2 with
 # its mprotect() batching taken out (bench/mainline-nobatch/, measurement
-# only: the "before batching" reference on the same tree); mainline-NAME
+# only: the "before batching" reference on the same tree), mainline-fixes
+# 7.2 with the standalone fixes of patches/mainline/fixes/; mainline-NAME
 # (any other name) is 7.2 with build/series/mainline-NAME/, an experiment.
 . "$(dirname "$0")/lib.sh"
 
@@ -22,6 +23,7 @@ mainline*)
 	case $variant in
 	mainline-patched) SERIES_DIR=${MAINLINE_SERIES_DIR:-$TOP/patches/mainline} PATCHED_NAME=$variant ;;
 	mainline-nobatch) SERIES_DIR=$TOP/bench/mainline-nobatch PATCHED_NAME=$variant ;;
+	mainline-fixes) SERIES_DIR=$TOP/patches/mainline/fixes PATCHED_NAME=$variant ;;
 	# An experiment on 7.2 (measurement only): build/series/VARIANT/.
 	mainline?*) SERIES_DIR=$BUILD/series/$variant PATCHED_NAME=$variant ;;
 	esac
