@@ -121,9 +121,10 @@ done
 # counted: 7.2's bugs that the series fixes (the write-notify tests: clean
 # PTEs made writable; on x86_64 the soft-dirty tests of large folios: the
 # batch's merged dirty bit sets soft-dirty too).
+ml_variants="mainline mainline-patched mainline-fixes"
 for arch in $ML_ARCHES; do
 	load_arch "$arch"
-	for v in mainline mainline-patched mainline-fixes; do
+	for v in $ml_variants; do
 		"$TOP/scripts/kernel.sh" "$arch" "$v" test || fail_unit "$arch-kernel-$v-test"
 	done
 	"$TOP/scripts/kselftests.sh" "$arch" mainline || fail_unit "$arch-ml-kselftests-build"
@@ -132,7 +133,7 @@ for arch in $ML_ARCHES; do
 	kselftest_list "$arch" ml >>"$list"
 	own=$(runlist_progs <"$TEST_LIST" | tr '\n' ' ')
 	kst=$(kselftest_list "$arch" ml | runlist_progs | tr '\n' ' ')
-	for v in mainline mainline-patched mainline-fixes; do
+	for v in $ml_variants; do
 		[ -f "$(kernel_dir "$v" test)/$KIMAGE" ] || continue
 		NOCOUNT=1 "$TOP/scripts/run-guest.sh" "$arch" "$v" test test "$list" "$arch-$v-tests"
 	done
