@@ -2,7 +2,7 @@
 ARCH    ?= x86_64
 VARIANT ?= patched
 KIND    ?= test
-# check: x86_64 arm64 s390x; bench: x86_64 arm64 (the scripts' defaults)
+# check: x86_64 arm64, gate on x86_64; bench: x86_64 arm64 (the scripts' defaults)
 ARCHES  ?=
 RUN     ?= smoke --nodes 2 --swap
 
@@ -12,8 +12,8 @@ export ARCHES
 .PHONY: help deps source kernel kernels guest boot check check-all bench bench-cache mutants clean
 
 help:
-	@echo 'make check              tests on stock and patched kernels, x86_64 arm64 s390x (the CI job)'
-	@echo 'make check-all          make check on arm64 64K, ppc64le (radix, hash) and riscv64 too, bisectability walk on arm64 too'
+	@echo 'make check              tests on patched debug kernels of x86_64 and arm64, perf gate on x86_64, build matrix (the CI job)'
+	@echo 'make check-all          make check with stock baselines and mm selftests, the gate on every arch, s390x, arm64 64K, ppc64le (radix, hash), riscv64, bisectability walk on arm64 too'
 	@echo 'make bench              stock vs patched benchmark tables and plot, per config (the main job)'
 	@echo 'make bench-cache        kernel L1D and LLC misses per PTE from a cache model alone (part of make bench)'
 	@echo 'make kernel ARCH=x86_64|arm64|s390x|arm64-64k|ppc64le|riscv64 VARIANT=stock|patched KIND=bench|test'
@@ -24,7 +24,7 @@ help:
 	@echo 'make mutants            show every mutant in tests/mutants/ is caught'
 	@echo 'make deps               install the Debian packages (root)'
 	@echo 'make clean              remove build/'
-	@echo 'Variables: ARCHES="x86_64 arm64 s390x" (check; bench: x86_64 arm64 x86_64-os arm64-os arm64-va52 arm64-va39), BOOT_TIMEOUT=seconds'
+	@echo 'Variables: ARCHES="x86_64 arm64" (check; bench: x86_64 arm64 x86_64-os arm64-os arm64-va52 arm64-va39), GATE_ARCHES="x86_64", STOCK_TESTS=no|yes (check), BOOT_TIMEOUT=seconds'
 
 deps:
 	@$(S)/deps.sh
@@ -44,12 +44,15 @@ boot: deps
 check: deps
 	@$(S)/check.sh
 
-# check on every booted arch (arm64 with 64K pages, ppc64le with the radix
-# and the hash MMU, riscv64), plus the prefix
+# check on every booted arch (s390x, arm64 with 64K pages, ppc64le with the
+# radix and the hash MMU, riscv64), with stock's test kernels booted beside
+# the patched ones (baseline, mm selftests) and the gate wherever the
+# machine record allows it, plus the prefix
 # walk on arm64 as well (make check: x86_64 only), the build with
 # Debian's amd64 config, and the mainline edition's tests (ML_ARCHES).
 check-all: deps
 	@ARCHES="$${ARCHES:-x86_64 arm64 s390x arm64-64k ppc64le ppc64le-hash riscv64}" PREFIX_ARCHES="x86_64 arm64" \
+		GATE_ARCHES="$${GATE_ARCHES-x86_64 arm64 s390x arm64-64k ppc64le ppc64le-hash riscv64}" STOCK_TESTS=yes \
 		ML_ARCHES="$${ML_ARCHES-x86_64 arm64}" \
 		MATRIX_ARCHES="x86_64 arm64 i386 arm riscv64 s390x powerpc64le" \
 		MATRIX_CHECKS="checkpatch arches warnings prefixes debian" $(S)/check.sh
