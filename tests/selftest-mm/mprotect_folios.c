@@ -911,6 +911,9 @@ static int test_partial_folios(struct region *r)
 	for (s = 0; s < ARRAY_SIZE(steps); s++) {
 		lo = steps[s].lo;
 		hi = steps[s].hi < n ? steps[s].hi : n;
+		/* A region of few PTEs has no room for every step. */
+		if (lo >= hi)
+			continue;
 		errs += set_prot(r, lo, hi, steps[s].prot);
 		errs += write_pages(r, lo, hi, 10 + s);
 		if (!r->may_unmap)
