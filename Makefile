@@ -50,9 +50,10 @@ check: deps
 # machine record allows it, plus the prefix
 # walk on arm64 as well (make check: x86_64 only), the build with
 # Debian's amd64 config, and the mainline edition's tests (ML_ARCHES).
+CHECK_ALL_ARCHES := x86_64 arm64 s390x arm64-64k ppc64le ppc64le-hash riscv64
 check-all: deps
-	@ARCHES="$${ARCHES:-x86_64 arm64 s390x arm64-64k ppc64le ppc64le-hash riscv64}" PREFIX_ARCHES="x86_64 arm64" \
-		GATE_ARCHES="$${GATE_ARCHES-x86_64 arm64 s390x arm64-64k ppc64le ppc64le-hash riscv64}" STOCK_TESTS=yes \
+	@ARCHES="$${ARCHES:-$(CHECK_ALL_ARCHES)}" PREFIX_ARCHES="x86_64 arm64" \
+		GATE_ARCHES="$${GATE_ARCHES-$${ARCHES:-$(CHECK_ALL_ARCHES)}}" STOCK_TESTS=yes \
 		ML_ARCHES="$${ML_ARCHES-x86_64 arm64}" \
 		MATRIX_ARCHES="x86_64 arm64 i386 arm riscv64 s390x powerpc64le" \
 		MATRIX_CHECKS="checkpatch arches warnings prefixes debian" $(S)/check.sh

@@ -61,10 +61,12 @@ for arch in $ARCHES; do
 		fail_unit "$arch-guest-build"
 		continue
 	fi
-	# Stock and patched run the tests on their test kernels (like with
-	# like: the same debug options); the gate needs the bench kernels.
-	kernels="patched test"
-	[ "$STOCK_TESTS" = no ] || kernels="stock test $kernels"
+	# With STOCK_TESTS=yes stock runs the tests on its test kernel too
+	# (like with like: the same debug options); the gate needs the bench
+	# kernels.
+	tested=patched
+	[ "$STOCK_TESTS" = no ] || tested="stock patched"
+	kernels=$(for v in $tested; do printf '%s test ' "$v"; done)
 	[ "$CHECK_GATE" = no ] || kernels="$kernels stock bench patched bench"
 	set -- $kernels
 	while [ $# -ge 2 ]; do
@@ -85,11 +87,9 @@ for arch in $ARCHES; do
 		# An empty list (an arch= typo) would compare nothing and pass.
 		[ -n "$kst" ] || fail_unit "$arch-kselftests-list-empty"
 	fi
-	for v in stock patched; do
-		[ $v = patched ] || [ "$STOCK_TESTS" = yes ] || continue
-		k=test
-		[ -f "$(kernel_dir "$v" "$k")/$KIMAGE" ] || continue
-		NOCOUNT=1 "$TOP/scripts/run-guest.sh" "$arch" "$v" "$k" test "$list" "$arch-$v-tests"
+	for v in $tested; do
+		[ -f "$(kernel_dir "$v" test)/$KIMAGE" ] || continue
+		NOCOUNT=1 "$TOP/scripts/run-guest.sh" "$arch" "$v" test test "$list" "$arch-$v-tests"
 		PROGS=$own SKIPS=$TOP/tests/skips/$arch.list \
 			"$TOP/scripts/tap-summary.sh" "$arch-$v-tests" "$BUILD/runs/$arch-$v-tests.log" | sed 's/^/    /'
 	done
