@@ -31,6 +31,7 @@ TEST_LIST=$BUILD/runs/check-tests.list
 cat >"$TEST_LIST" <<EOL
 @60 smoke @SMOKE_ARGS@ --swap --xfs
 @600 mprotect_folios /mnt/xfs
+@300 mprotect_folios_extra
 @300 mprotect_stress
 @300 uffd_wp_migration 4000
 EOL

@@ -19,6 +19,7 @@ dir=$TOP/tests/mutants
 list=$BUILD/runs/mutants.list
 cat >"$list" <<EOL
 @600 mprotect_folios /mnt/xfs
+@300 mprotect_folios_extra
 @300 mprotect_stress
 EOL
 table=$BUILD/runs/mutants-table.txt

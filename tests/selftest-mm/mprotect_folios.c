@@ -213,11 +213,20 @@ static void set_probing(int on)
 	__atomic_store_n(&probing, on, __ATOMIC_SEQ_CST);
 }
 
+static void restore_all(void);
+
+/* A fatal signal skips atexit(): put the system's settings back first. */
+static void fatal_signal(int sig)
+{
+	restore_all();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 static void probe_handler(int sig)
 {
 	if (!__atomic_load_n(&probing, __ATOMIC_SEQ_CST)) {
-		signal(sig, SIG_DFL);
-		raise(sig);
+		fatal_signal(sig);
 		return;
 	}
 	set_probing(0);
@@ -511,19 +520,11 @@ static void pagemap_bits(struct region *r, uint64_t bit, unsigned char *got)
 static const char * const knob_paths[] = {
 	"/proc/sys/kernel/numa_balancing",
 	"/proc/sys/vm/compaction_proactiveness",
-	"/sys/kernel/debug/sched/numa_balancing/scan_delay_ms",
-	"/sys/kernel/debug/sched/numa_balancing/scan_period_min_ms",
-	"/sys/kernel/debug/sched/numa_balancing/scan_period_max_ms",
-	"/sys/kernel/debug/sched/numa_balancing/scan_size_mb",
 };
 
 enum {
 	KNOB_NUMA,
 	KNOB_COMPACT,
-	KNOB_SCAN_DELAY,
-	KNOB_SCAN_MIN,
-	KNOB_SCAN_MAX,
-	KNOB_SCAN_SIZE,
 	NR_KNOBS
 };
 
@@ -665,7 +666,8 @@ static int map_memory(struct region *r)
 	if (b == ANON || b == SHMEM)
 		flags |= MAP_ANONYMOUS;
 	if (b == MEMFD_SHARED || b == MEMFD_PRIVATE) {
-		r->fd = memfd_create("mprotect_folios", MFD_CLOEXEC);
+		/* Executable: a test maps it RWX (no warning without MFD_EXEC). */
+		r->fd = memfd_create("mprotect_folios", MFD_CLOEXEC | MFD_EXEC);
 		if (r->fd < 0 || ftruncate(r->fd, r->size))
 			return -1;
 	}
@@ -840,20 +842,31 @@ static void region_destroy(struct region *r)
 		free(r->mark[i]);
 }
 
+/* Two PMD-sized folios, up to eight smaller ones, 128 base pages */
+static size_t region_size(const struct shape *sh)
+{
+	size_t fsize = pagesize << sh->order, n;
+
+	if (sh->backing == FILE_SHARED)
+		return sh->order ? fsize : 1024 * pagesize;
+	if (fsize >= pmdsize)
+		return 2 * fsize;
+	if (fsize <= 16 * pagesize)
+		return 128 * pagesize;
+	/* Eight folios, or as many as fit in 64M, but at least two. */
+	n = (64UL << 20) / fsize;
+	return fsize * (n > 8 ? 8 : n < 2 ? 2 : n);
+}
+
 static int region_create(struct region *r, const struct shape *sh)
 {
-	size_t fsize = pagesize << sh->order;
 	int i;
 
 	memset(r, 0, sizeof(*r));
 	r->shape = sh;
 	r->fd = -1;
 	r->fpages = 1UL << sh->order;
-	if (sh->backing == FILE_SHARED)
-		r->size = sh->order ? fsize : 1024 * pagesize;
-	else
-		r->size = fsize >= pmdsize ? 2 * fsize :
-			  (fsize > 16 * pagesize ? 8 * fsize : 128 * pagesize);
+	r->size = region_size(sh);
 	r->npages = r->size / pagesize;
 	if (4 * r->size > (size_t)sysconf(_SC_PHYS_PAGES) * pagesize)
 		return setup_skip("not enough memory");
@@ -1223,7 +1236,7 @@ static int test_partly_dropped_cow_folios(struct region *r)
 }
 
 /* ------------------------------------------------------------------ */
-/* Dirty bits: lazyfree folios, and dirty bits the CPU sets */
+/* Lazyfree folios */
 
 /*
  * After MADV_PAGEOUT, pages of lazyfree folios in [lo, hi) that nobody
@@ -1270,120 +1283,6 @@ static int test_lazyfree_rewritten_folios(struct region *r)
 		if (rw[i] && !page_has(page_addr(r, i), 9, i))
 			errs += fail_msg("page %zu: rewritten data lost\n", i);
 	return errs + (nr < 0);
-}
-
-/* x86 CPUs set the dirty bit of a writable PTE; elsewhere they may. */
-#ifdef __x86_64__
-#define CPU_SETS_DIRTY	true
-#else
-#define CPU_SETS_DIRTY	false
-#endif
-
-/* Write to every other page of lazyfree (clean, writable) PTEs. */
-static int write_clean_ptes(struct region *r)
-{
-	int attempt, faulted = 0;
-	size_t i;
-
-	/* A write may fault on a page migrated meanwhile: retry twice. */
-	for (attempt = 0; attempt < 3; attempt++) {
-		populate(r, true);
-		if (madvise(r->mem, r->size, MADV_FREE))
-			return -1;
-		for (i = 0, faulted = 0; i < r->npages; i += 2)
-			faulted += write_page(r, i, 2) + (r->faults[i] > 0);
-		if (!faulted)
-			break;
-	}
-	return faulted;
-}
-
-/*
- * Writes to clean writable PTEs take no fault where the CPU sets dirty
- * bits; reclaim keeps those pages and discards the untouched ones. The
- * test below needs this.
- */
-static int test_clean_writable_ptes(struct region *r)
-{
-	int faulted = write_clean_ptes(r), errs = 0;
-	size_t i;
-
-	if (faulted < 0)
-		return skip("MADV_FREE failed");
-	if (faulted && !CPU_SETS_DIRTY)
-		return skip("the CPU does not set dirty bits");
-	if (faulted)
-		return fail_msg("%d writes to clean PTEs faulted\n", faulted);
-	if (madvise(r->mem, r->size, MADV_PAGEOUT))
-		return skip("MADV_PAGEOUT failed");
-	for (i = 0; i < r->npages; i++)
-		if (i % 2 ? !page_is_zero(page_addr(r, i)) :
-		    !page_has(page_addr(r, i), 2, i))
-			errs += fail_msg("page %zu: %s\n", i, i % 2 ?
-					 "not discarded" : "data lost");
-	return errs;
-}
-
-/* In the child: page out what it alone maps, check what survives. */
-static int pageout_child(struct region *r, const unsigned char *wrote,
-			 int rd)
-{
-	size_t f = r->fpages, i;
-	int ret = 0;
-	char c;
-
-	if (read(rd, &c, 1) != 1 || madvise(r->mem, r->size, MADV_PAGEOUT))
-		return 4;
-	for (i = 0; i < r->npages; i++) {
-		if (wrote[i] && !page_has(page_addr(r, i), 9, i))
-			ret |= 1;
-		if ((i / f) % 2 && !page_is_zero(page_addr(r, i)))
-			ret |= 2;
-	}
-	return ret;
-}
-
-/*
- * Lazyfree folios, a write (dirtied by the CPU, no fault) to one page in
- * the second half of even folios, then fork(). The parent unmaps, the
- * child pages out: fork() must have copied the dirty bit of that PTE, or
- * reclaim discards the folio; the odd folios must be discarded.
- */
-static int test_fork_hw_dirty_lazyfree_folios(struct region *r)
-{
-	size_t f = r->fpages, i, page;
-	unsigned char *wrote = r->mark[0];
-	int sync[2], status = 0, clean = 0;
-	pid_t pid;
-
-	if (f < 4 || madvise(r->mem, r->size, MADV_FREE))
-		return skip("MADV_FREE failed, or folios below 4 pages");
-	for (i = 0; i < r->npages; i += 2 * f) {
-		page = i + f / 2 + 1 + (i / f / 2) % (f / 2 - 1);
-		wrote[page] = 1;
-		clean += !write_page(r, page, 9) && !r->faults[page];
-	}
-	if (!clean)
-		return skip("the CPU does not set dirty bits");
-	if (pipe(sync))
-		return fail_msg("pipe() failed\n");
-	fflush(stdout);
-	pid = fork();
-	if (!pid) {
-		close(sync[1]);
-		_exit(pageout_child(r, wrote, sync[0]));
-	}
-	/* Now only the child maps the folios: reclaim may take them. */
-	munmap(r->mem, r->size);
-	if (pid < 0 || write(sync[1], "", 1) != 1 ||
-	    waitpid(pid, &status, 0) != pid)
-		status = -1;
-	close(sync[0]);
-	close(sync[1]);
-	if (!WIFEXITED(status) || WEXITSTATUS(status))
-		return fail_msg("child: status %#x (1: a write lost, 2: a clean folio kept)\n",
-				WIFEXITED(status) ? WEXITSTATUS(status) : status);
-	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1666,145 +1565,6 @@ static int test_softdirty_mixed_folios(struct region *r)
 }
 
 /* ------------------------------------------------------------------ */
-/* NUMA hinting */
-
-static long long vmstat_get(const char *name)
-{
-	size_t len = strlen(name);
-	long long val = -1;
-	char line[128];
-	FILE *f = fopen("/proc/vmstat", "r");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, name, len) && line[len] == ' ')
-			val = atoll(line + len + 1);
-	if (f)
-		fclose(f);
-	return val;
-}
-
-/* Parse a sysfs list ("0-3,8") into @set; returns how many are set. */
-static int read_list(const char *path, cpu_set_t *set)
-{
-	char buf[256] = "", *p = buf;
-	long a, b;
-
-	CPU_ZERO(set);
-	if (read_file(path, buf, sizeof(buf)) <= 0)
-		return 0;
-	while (*p >= '0' && *p <= '9') {
-		a = strtol(p, &p, 10);
-		b = *p == '-' ? strtol(p + 1, &p, 10) : a;
-		while (a <= b && a < CPU_SETSIZE)
-			CPU_SET(a++, set);
-		if (*p++ != ',')
-			break;
-	}
-	return CPU_COUNT(set);
-}
-
-/* Bind the region to node 1 (MPOL_F_NUMA_BALANCING), moving it there. */
-static const char *move_to_node1(struct region *r)
-{
-	unsigned long node1 = 2;
-	size_t i;
-	int node;
-
-	if (syscall(__NR_mbind, r->mem, r->size, MPOL_BIND | MPOL_F_NUMA_BALANCING,
-		    &node1, sizeof(node1) * 8, MPOL_MF_MOVE))
-		return "mbind(MPOL_F_NUMA_BALANCING) failed";
-	if (check_folios(r))
-		return "migration to node 1 split the folios";
-	for (i = 0; i < r->npages; i += r->fpages)
-		if (syscall(__NR_get_mempolicy, &node, NULL, 0, page_addr(r, i),
-			    MPOL_F_NODE | MPOL_F_ADDR) || node != 1)
-			return "the folios did not move to node 1";
-	return NULL;
-}
-
-/*
- * Touch every page, and on @cycle change part of the region R and back to
- * RW from mid-folio, checking it. Returns the faults taken.
- */
-static long numa_round(struct region *r, bool cycle, int *errs)
-{
-	size_t n = r->npages, lo = r->fpages / 4, hi = n - lo, i;
-	long f = minflt(), probes;
-
-	for (i = 0; i < n; i++)
-		*(uint64_t *)page_addr(r, i) = pattern(r->tag[i], i, 0);
-	if (cycle) {
-		*errs += set_prot(r, lo + 1, hi - 1, PROT_READ);
-		probes = minflt();
-		*errs += check_pages(r, 0, n, CHK_PROT | CHK_DATA);
-		f += minflt() - probes;
-		*errs += set_prot(r, lo, hi, PROT_READ | PROT_WRITE);
-	}
-	for (i = 0; i < n; i++)
-		*(uint64_t *)page_addr(r, i) = pattern(r->tag[i], i, 0);
-	return minflt() - f;
-}
-
-/*
- * Let the NUMA scanner change the protection of remote folios while the
- * region also goes through mprotect() from mid-folio: the hinting must be
- * seen (PTE updates, or hinting faults), the data and PFNs stay.
- */
-static int numa_hinting(struct region *r)
-{
-	long long upd = vmstat_get("numa_pte_updates") +
-			vmstat_get("numa_huge_pte_updates");
-	long hinted = 0, iter, after = 0, baseline = 0, f;
-	time_t end = time(NULL) + 30;
-	int errs = check_pages(r, 0, r->npages, CHK_ALL);
-
-	/* Warm up; then, with NUMA balancing off, nothing may fault. */
-	for (iter = 0; iter < 6; iter++) {
-		f = numa_round(r, iter % 2 == 0, &errs);
-		baseline += iter >= 2 ? f : 0;
-	}
-	if (baseline)
-		return skip("faults on mapped, writable pages without NUMA balancing");
-	set_knob(KNOB_NUMA, 1);
-	set_knob(KNOB_SCAN_DELAY, 0);
-	set_knob(KNOB_SCAN_MIN, 10);
-	set_knob(KNOB_SCAN_MAX, 100);
-	set_knob(KNOB_SCAN_SIZE, 256);
-	for (iter = 0; time(NULL) < end && after <= 4; iter++) {
-		hinted += numa_round(r, iter % 2 == 0, &errs);
-		if (iter >= 4 && (hinted || vmstat_get("numa_pte_updates") +
-				  vmstat_get("numa_huge_pte_updates") > upd))
-			after++;
-	}
-	set_knob(KNOB_NUMA, 0);
-	ksft_print_msg("%ld rounds, %ld hinting faults\n", iter, hinted);
-	if (!after)
-		errs += fail_msg("the NUMA scanner changed no PTE\n");
-	errs += write_pages(r, 0, r->npages, 14);
-	return errs + check_pages(r, 0, r->npages, CHK_ALL);
-}
-
-static int test_numa_remote_folios(struct region *r)
-{
-	cpu_set_t old, set;
-	const char *why;
-	int ret;
-
-	if (read_list("/sys/devices/system/node/has_memory", &set) < 2)
-		return skip("needs two NUMA nodes with memory");
-	if (!knob_present[KNOB_NUMA])
-		return skip("no NUMA balancing");
-	if (!read_list("/sys/devices/system/node/node0/cpulist", &set))
-		return skip("node 0 has no CPUs");
-	sched_getaffinity(0, sizeof(old), &old);
-	sched_setaffinity(0, sizeof(set), &set);
-	why = move_to_node1(r);
-	ret = why ? skip(why) : numa_hinting(r);
-	sched_setaffinity(0, sizeof(old), &old);
-	return ret;
-}
-
-/* ------------------------------------------------------------------ */
 /* Shared file mappings: write-notify per page */
 
 /* One page per large folio: the first of even folios, a middle one else */
@@ -2033,12 +1793,6 @@ static const struct test_case test_cases[] = {
 	  test_uffd_wp_async_written_pages, ON_MEMORY, FOLIO_ANY },
 	{ "R -> RW of soft-dirty and clean pages",
 	  test_softdirty_mixed_folios, ON_MEMORY, FOLIO_ANY },
-	{ "NUMA hinting on remote folios", test_numa_remote_folios,
-	  ON_MEMORY, FOLIO_ANY },
-	{ "writes to clean writable PTEs", test_clean_writable_ptes,
-	  ON(ANON), FOLIO_BASE },
-	{ "fork() of lazyfree folios dirtied by the CPU",
-	  test_fork_hw_dirty_lazyfree_folios, ON(ANON), FOLIO_PTE },
 	{ "RW -> RWX of clean file folios with one written page",
 	  test_clean_file_folios_rwx, ON(FILE_SHARED), FOLIO_ANY },
 	{ "R -> RW of written-back file folios with one written page",
@@ -2147,15 +1901,12 @@ static int pin_to_this_cpu(void)
 	return sched_setaffinity(0, sizeof(set), &set);
 }
 
-int main(int argc, char **argv)
+static void setup(int argc, char **argv)
 {
 	struct sigaction sa = {
 		.sa_handler = probe_handler, .sa_flags = SA_NODEFER,
 	};
 	struct thp_settings settings;
-	unsigned int plan = 0;
-	size_t t;
-	int s;
 
 	ksft_print_header();
 	file_dir = argc > 1 ? argv[1] : NULL;
@@ -2178,6 +1929,10 @@ int main(int argc, char **argv)
 	if (sigaction(SIGSEGV, &sa, NULL) || sigaction(SIGBUS, &sa, NULL))
 		ksft_exit_fail_perror("sigaction");
 	save_all();
+	/* The runner's timeout, or ^C, must not leave THP settings changed. */
+	signal(SIGTERM, fatal_signal);
+	signal(SIGINT, fatal_signal);
+	signal(SIGHUP, fatal_signal);
 	if (have_thp) {
 		thp_read_settings(&settings);
 		thp_push_settings(&settings);
@@ -2190,13 +1945,27 @@ int main(int argc, char **argv)
 	 */
 	if (pin_to_this_cpu())
 		ksft_exit_fail_perror("sched_setaffinity");
-	for (t = 0; t < ARRAY_SIZE(test_cases); t++)
+}
+
+static void run_test_cases(const struct test_case *cases, size_t nr)
+{
+	unsigned int plan = 0;
+	size_t t;
+	int s;
+
+	for (t = 0; t < nr; t++)
 		for (s = 0; s < nr_shapes; s++)
-			plan += applies(&test_cases[t], &shapes[s]);
+			plan += applies(&cases[t], &shapes[s]);
 	ksft_set_plan(plan);
-	for (t = 0; t < ARRAY_SIZE(test_cases); t++)
+	for (t = 0; t < nr; t++)
 		for (s = 0; s < nr_shapes; s++)
-			if (applies(&test_cases[t], &shapes[s]))
-				run_test_case(&test_cases[t], &shapes[s]);
+			if (applies(&cases[t], &shapes[s]))
+				run_test_case(&cases[t], &shapes[s]);
+}
+
+int main(int argc, char **argv)
+{
+	setup(argc, argv);
+	run_test_cases(test_cases, ARRAY_SIZE(test_cases));
 	ksft_finished();
 }
