@@ -36,6 +36,10 @@ for c in "$@"; do
 	# A new source tree brings new helpers: rebuild against them.
 	deps="$mm/vm_util.c $mm/vm_util.h $mm/thp_settings.c $mm/thp_settings.h"
 	[ "$c" != "$TOP/guest/init.c" ] || helpers= deps=
+	# A program may include another's .c (mprotect_folios_extra.c does).
+	for inc in $(sed -n 's/^#include "\(.*\.c\)"$/\1/p' "$c"); do
+		deps="$deps $dir/$inc"
+	done
 	if [ -f "$bin" ] && [ -z "$(find "$c" "$dir" -maxdepth 1 \( -name '*.h' -o -name "$name.c" \) -newer "$bin")" ] &&
 		{ [ -z "$deps" ] || [ -z "$(find $deps -newer "$bin")" ]; }; then
 		continue
