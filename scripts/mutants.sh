@@ -9,10 +9,23 @@
 # Bail out or a timeout does not count there.
 # A mutant runs on x86_64 unless its patch has a "Mutant-arch: ARCH" line
 # (a bug class only one arch can show); MUTANT_ARCH overrides both.
-# MUTANTS="a.patch b.patch" to pick some.
+# MUTANTS="a.patch b.patch" to pick some. MUTANT_BASE=patches/next with
+# MUTANT_DIR=tests/mutants/next runs the mutants written against the series
+# in the making instead (default: patches/ and tests/mutants/), and
+# MUTANT_VARIANT=NAME builds them into test kernels of their own
+# (build/series/NAME/) instead of the patched ones.
 . "$(dirname "$0")/lib.sh"
 
-dir=$TOP/tests/mutants
+dir=${MUTANT_DIR:-$TOP/tests/mutants}
+base=${MUTANT_BASE:-$TOP/patches}
+case $dir in /*) ;; *) dir=$TOP/$dir ;; esac
+case $base in /*) ;; *) base=$TOP/$base ;; esac
+variant=${MUTANT_VARIANT:-patched}
+case $variant in stock | mainline*) die "MUTANT_VARIANT $variant: not a variant of the series" ;; esac
+# The series a mutant's kernel is built from: patched takes SERIES_DIR,
+# any other variant its build/series/ directory (scripts/source.sh).
+series=$BUILD/mutant-series
+[ "$variant" = patched ] || series=$BUILD/series/$variant
 [ -n "$MUTANTS" ] || MUTANTS=$(cd "$dir" 2>/dev/null && ls ./*.patch 2>/dev/null | sed 's,^\./,,')
 [ -n "$MUTANTS" ] || die "no mutants in $dir"
 "$TOP/scripts/source.sh" stock || exit 1
@@ -46,24 +59,23 @@ for m in $MUTANTS; do
 	*" $arch "*) ;;
 	*) "$TOP/scripts/guest.sh" "$arch" || exit 1; arches_used="$arches_used $arch" ;;
 	esac
-	series=$BUILD/mutant-series
 	rm -rf "$series" && mkdir -p "$series"
-	cp "$TOP"/patches/*.patch "$series"/ 2>/dev/null
-	cp "$TOP/patches/series" "$series/series"
+	cp "$base"/*.patch "$series"/ 2>/dev/null
+	cp "$base/series" "$series/series"
 	cp "$dir/$m" "$series/zz-$m"
 	echo "zz-$m" >>"$series/series"
 	name=mutant-${m%.patch}
 	by= named=
 	# The mutant goes into the patched tree and test kernel themselves, so
 	# that kbuild rebuilds only what the mutant changes; restored below.
-	if ! SERIES_DIR=$series "$TOP/scripts/kernel.sh" "$arch" patched test; then
+	if ! SERIES_DIR=$series "$TOP/scripts/kernel.sh" "$arch" "$variant" test; then
 		result=ERROR by="(does not apply or build)"
 		missed=$((missed + 1))
 	else
 		RESULTS=$BUILD/runs/$name.results NOCOUNT=1 \
-			"$TOP/scripts/run-guest.sh" "$arch" patched test test "$list" "$name"
+			"$TOP/scripts/run-guest.sh" "$arch" "$variant" test test "$list" "$name"
 		RESULTS=$BUILD/runs/$name.results NOCOUNT=1 BOOT_APPEND="$BOOT_APPEND page_table_check=0" \
-			"$TOP/scripts/run-guest.sh" "$arch" patched test test "$list" "$name-noptc"
+			"$TOP/scripts/run-guest.sh" "$arch" "$variant" test test "$list" "$name-noptc"
 		by=$(catchers "$name")
 		named=$(catchers "$name-noptc" named)
 		if [ -n "$by" ] && [ -n "$named" ]; then
@@ -74,8 +86,11 @@ for m in $MUTANTS; do
 	fi
 	printf '%-28s %-7s %-8s %-44s %s\n' "${m%.patch}" "$arch" "$result" "${by:--}" "${named:--}" | tee -a "$table"
 done
+if [ "$variant" != patched ]; then
+	rm -rf "$series" && mkdir -p "$series" && cp "$base"/*.patch "$base/series" "$series"/
+fi
 for arch in $arches_used; do
-	"$TOP/scripts/kernel.sh" "$arch" patched test || die "could not restore the $arch patched test kernel"
+	"$TOP/scripts/kernel.sh" "$arch" "$variant" test || die "could not restore the $arch $variant test kernel"
 done
 echo "mutants table: $table"
 [ $missed = 0 ] || die "$missed mutant(s) not caught"

@@ -130,9 +130,10 @@ static int pageout_child(struct region *r, const unsigned char *wrote,
 
 /*
  * Lazyfree folios, a write (dirtied by the CPU, no fault) to one page in
- * the second half of even folios, then fork(). The parent unmaps, the
- * child pages out: fork() must have copied the dirty bit of that PTE, or
- * reclaim discards the folio; the odd folios must be discarded.
+ * the second half of even folios, after a read of its block's first page,
+ * then fork(). The parent unmaps, the child pages out: fork() must have
+ * copied the dirty bit of that PTE, or reclaim discards the folio; the odd
+ * folios must be discarded.
  */
 static int test_fork_hw_dirty_lazyfree_folios(struct region *r)
 {
@@ -145,6 +146,12 @@ static int test_fork_hw_dirty_lazyfree_folios(struct region *r)
 		return skip("MADV_FREE failed, or folios below 4 pages");
 	for (i = 0; i < r->npages; i += 2 * f) {
 		page = i + f / 2 + 1 + (i / f / 2) % (f / 2 - 1);
+		/*
+		 * First a read of the first page of the written page's
+		 * contpte block (arm64): that entry is young but clean, and
+		 * gathering the block's bits must read on to the dirty one.
+		 */
+		try_read(page_addr(r, page - page % cont_pages()));
 		wrote[page] = 1;
 		clean += !write_page(r, page, 9) && !r->faults[page];
 	}
@@ -321,8 +328,9 @@ static const struct test_case extra_cases[] = {
 
 int main(int argc, char **argv)
 {
-	setup(argc, argv);
+	/* Saved before setup() forks: the parent's exit() restores them. */
 	save_scan();
+	setup(argc, argv);
 	run_test_cases(extra_cases, ARRAY_SIZE(extra_cases));
 	ksft_finished();
 }

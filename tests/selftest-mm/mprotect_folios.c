@@ -213,20 +213,11 @@ static void set_probing(int on)
 	__atomic_store_n(&probing, on, __ATOMIC_SEQ_CST);
 }
 
-static void restore_all(void);
-
-/* A fatal signal skips atexit(): put the system's settings back first. */
-static void fatal_signal(int sig)
-{
-	restore_all();
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
 static void probe_handler(int sig)
 {
 	if (!__atomic_load_n(&probing, __ATOMIC_SEQ_CST)) {
-		fatal_signal(sig);
+		signal(sig, SIG_DFL);
+		raise(sig);
 		return;
 	}
 	set_probing(0);
@@ -666,8 +657,11 @@ static int map_memory(struct region *r)
 	if (b == ANON || b == SHMEM)
 		flags |= MAP_ANONYMOUS;
 	if (b == MEMFD_SHARED || b == MEMFD_PRIVATE) {
-		/* Executable: a test maps it RWX (no warning without MFD_EXEC). */
-		r->fd = memfd_create("mprotect_folios", MFD_CLOEXEC | MFD_EXEC);
+		/* Sealed non-executable; its mappings may still be PROT_EXEC. */
+		r->fd = memfd_create("mprotect_folios",
+				     MFD_CLOEXEC | MFD_NOEXEC_SEAL);
+		if (r->fd < 0 && errno == EINVAL)	/* before 6.3 */
+			r->fd = memfd_create("mprotect_folios", MFD_CLOEXEC);
 		if (r->fd < 0 || ftruncate(r->fd, r->size))
 			return -1;
 	}
@@ -842,6 +836,21 @@ static void region_destroy(struct region *r)
 		free(r->mark[i]);
 }
 
+/* MemAvailable of /proc/meminfo, in bytes; 0 if it cannot be read */
+static size_t mem_available(void)
+{
+	unsigned long kb = 0;
+	char line[128];
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %lu kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb * 1024;
+}
+
 /* Two PMD-sized folios, up to eight smaller ones, 128 base pages */
 static size_t region_size(const struct shape *sh)
 {
@@ -868,7 +877,8 @@ static int region_create(struct region *r, const struct shape *sh)
 	r->fpages = 1UL << sh->order;
 	r->size = region_size(sh);
 	r->npages = r->size / pagesize;
-	if (4 * r->size > (size_t)sysconf(_SC_PHYS_PAGES) * pagesize)
+	/* The region, its copy in a forked child, and slack */
+	if (4 * r->size > mem_available())
 		return setup_skip("not enough memory");
 	r->pfn = calloc(r->npages, sizeof(*r->pfn));
 	r->tag = calloc(r->npages, sizeof(*r->tag));
@@ -1901,6 +1911,45 @@ static int pin_to_this_cpu(void)
 	return sched_setaffinity(0, sizeof(set), &set);
 }
 
+static int stop_signal;
+
+static void note_stop(int sig)
+{
+	__atomic_store_n(&stop_signal, sig, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * The tests run in a child. However it ends (a crash, the runner's timeout,
+ * the OOM killer), this process waits for it and exits with its status,
+ * and exit() puts the saved settings back (save_all()).
+ */
+static void run_in_child(void)
+{
+	struct sigaction sa = { .sa_handler = note_stop };
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		ksft_exit_fail_perror("fork");
+	if (!pid)
+		return;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
+	while (waitpid(pid, &status, 0) != pid) {
+		if (errno != EINTR)
+			exit(KSFT_FAIL);
+		if (__atomic_load_n(&stop_signal, __ATOMIC_SEQ_CST))
+			kill(pid, SIGKILL);
+	}
+	if (WIFSIGNALED(status))
+		ksft_print_msg("the tests ended on signal %d\n", WTERMSIG(status));
+	exit(WIFEXITED(status) ? WEXITSTATUS(status) : KSFT_FAIL);
+}
+
 static void setup(int argc, char **argv)
 {
 	struct sigaction sa = {
@@ -1922,17 +1971,17 @@ static void setup(int argc, char **argv)
 		if (!shmem_orders)	/* no per-size shmem control */
 			shmem_orders = 1UL << pmd_order;
 	}
+	if (access("/proc/kpageflags", R_OK))
+		ksft_exit_skip("needs root: cannot open /proc/kpageflags\n");
+	save_all();
+	run_in_child();
+	/* The child's own pagemap: /proc/self is resolved at open(). */
 	pagemap_fd = open("/proc/self/pagemap", O_RDONLY);
 	kpageflags_fd = open("/proc/kpageflags", O_RDONLY);
 	if (pagemap_fd < 0 || kpageflags_fd < 0)
-		ksft_exit_skip("needs root: cannot open /proc/kpageflags\n");
+		ksft_exit_fail_perror("open pagemap");
 	if (sigaction(SIGSEGV, &sa, NULL) || sigaction(SIGBUS, &sa, NULL))
 		ksft_exit_fail_perror("sigaction");
-	save_all();
-	/* The runner's timeout, or ^C, must not leave THP settings changed. */
-	signal(SIGTERM, fatal_signal);
-	signal(SIGINT, fatal_signal);
-	signal(SIGHUP, fatal_signal);
 	if (have_thp) {
 		thp_read_settings(&settings);
 		thp_push_settings(&settings);
