@@ -33,6 +33,7 @@
 #include <signal.h>
 #include <time.h>
 #include <linux/fs.h>
+#include <linux/kernel-page-flags.h>
 #include <linux/magic.h>
 #include <linux/memfd.h>
 #include <linux/mempolicy.h>
@@ -50,9 +51,6 @@
 #include "../kselftest.h"
 #include "vm_util.h"
 #include "thp_settings.h"
-
-#define KPF_COMPOUND_HEAD	BIT_ULL(15)
-#define KPF_COMPOUND_TAIL	BIT_ULL(16)
 
 static size_t pagesize;
 static size_t pmdsize;
@@ -280,7 +278,7 @@ static int folio_starts(struct region *r)
 		r->start[i] = i;
 		for (j = i + 1; j < r->npages; j++) {
 			if (r->pfn[j] != r->pfn[i] + (j - i) ||
-			    !(kpageflags_get(r->pfn[j]) & KPF_COMPOUND_TAIL))
+			    !(kpageflags_get(r->pfn[j]) & BIT_ULL(KPF_COMPOUND_TAIL)))
 				break;
 			r->start[j] = i;
 		}
@@ -313,8 +311,8 @@ static const char *check_folios(struct region *r)
 		if (i % f)
 			continue;
 		kpf = kpageflags_get(r->pfn[i]);
-		head = kpf & KPF_COMPOUND_HEAD;
-		if (r->pfn[i] % f || kpf & KPF_COMPOUND_TAIL || head != large)
+		head = kpf & BIT_ULL(KPF_COMPOUND_HEAD);
+		if (r->pfn[i] % f || kpf & BIT_ULL(KPF_COMPOUND_TAIL) || head != large)
 			return "did not get aligned folios of this size";
 	}
 	return NULL;
