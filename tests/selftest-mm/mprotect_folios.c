@@ -733,12 +733,20 @@ static int memory_region_create(struct region *r)
 		push_thp_settings(sh->backing, 0);
 		r->thp_pushed++;
 	}
-	if (r->fpages * pagesize == pmdsize && !sh->pmd_mapped &&
-	    pte_map_thps(r))
-		return KSFT_FAIL;
 	why = check_folios(r);
-	if (!why && !pmd_mappings_ok(r))
+	if (!why && r->fpages * pagesize == pmdsize && !sh->pmd_mapped) {
+		/* mprotect() maps them by PTEs: what it breaks is a failure. */
+		if (pte_map_thps(r))
+			return KSFT_FAIL;
+		why = check_folios(r);
+		if (why || !pmd_mappings_ok(r)) {
+			fail_msg("PTE-mapping the THPs: %s\n",
+				 why ? why : "a PMD mapping is left");
+			return KSFT_FAIL;
+		}
+	} else if (!why && !pmd_mappings_ok(r)) {
 		why = "the THPs are not mapped as asked";
+	}
 	for (i = 0; !why && sh->backing == MEMFD_PRIVATE && i < r->npages; i++)
 		if (pagemap_get_entry(pagemap_fd, page_addr(r, i)) & PM_FILE)
 			why = "a page is not an anon COW copy";
