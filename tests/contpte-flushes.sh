@@ -5,7 +5,8 @@
 # QEMU TCG models no TLB conflict abort, so no test can fail for a missing
 # one. Instead tests/contpte-flushes.patch, on top of the series, counts
 # each kind of flush and prints it at its 1st, 2nd, 4th, ... time, and
-# mprotect_folios and mprotect_stress run on that arm64 test kernel
+# mprotect_folios (with its extra checks, NUMA hinting among them) and
+# mprotect_stress run on that arm64 test kernel
 # (variant contpte-flushes). Fails if a test fails or a kind of flush never
 # shows, but for part-start: a batch committed in parts in descending
 # order, which no caller does. Prints the count of each kind.
@@ -24,7 +25,7 @@ rm -rf "$dir" && mkdir -p "$dir" &&
 list=$BUILD/runs/$v.list
 mkdir -p "$BUILD/runs"
 printf '%s\n' "@60 smoke --nodes 2 --swap --xfs" "@600 mprotect_folios /mnt/xfs" \
-	"@300 mprotect_stress" >"$list"
+	"@300 mprotect_folios_extra" "@300 mprotect_stress" >"$list"
 results=$BUILD/runs/$v.results
 : >"$results"
 RESULTS=$results SKIPS=$TOP/tests/skips/arm64.list \
