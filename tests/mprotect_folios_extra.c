@@ -14,44 +14,19 @@
 #undef main
 
 /* The NUMA scanner's knobs, for the NUMA hinting test */
-static const char * const scan_paths[] = {
-	"/sys/kernel/debug/sched/numa_balancing/scan_delay_ms",
-	"/sys/kernel/debug/sched/numa_balancing/scan_period_min_ms",
-	"/sys/kernel/debug/sched/numa_balancing/scan_period_max_ms",
-	"/sys/kernel/debug/sched/numa_balancing/scan_size_mb",
-};
-
 enum { SCAN_DELAY, SCAN_MIN, SCAN_MAX, SCAN_SIZE, NR_SCAN };
 
-static unsigned long scan_saved[NR_SCAN];
-static bool scan_present[NR_SCAN];
-
-static void set_scan(int knob, unsigned long val)
-{
-	if (scan_present[knob])
-		write_num(scan_paths[knob], val);
-}
+static struct knob scan_knobs[NR_SCAN] = {
+	[SCAN_DELAY] = { "/sys/kernel/debug/sched/numa_balancing/scan_delay_ms" },
+	[SCAN_MIN] = { "/sys/kernel/debug/sched/numa_balancing/scan_period_min_ms" },
+	[SCAN_MAX] = { "/sys/kernel/debug/sched/numa_balancing/scan_period_max_ms" },
+	[SCAN_SIZE] = { "/sys/kernel/debug/sched/numa_balancing/scan_size_mb" },
+};
 
 static void restore_scan(void)
 {
-	int i;
-
-	if (getpid() != main_pid)
-		return;
-	for (i = 0; i < NR_SCAN; i++)
-		set_scan(i, scan_saved[i]);
-}
-
-static void save_scan(void)
-{
-	int i;
-
-	for (i = 0; i < NR_SCAN; i++) {
-		scan_present[i] = !access(scan_paths[i], R_OK | W_OK);
-		if (scan_present[i])
-			scan_saved[i] = read_num(scan_paths[i]);
-	}
-	atexit(restore_scan);
+	if (getpid() == main_pid)
+		restore_knobs(scan_knobs, NR_SCAN);
 }
 
 /* ------------------------------------------------------------------ */
@@ -278,18 +253,18 @@ static int numa_hinting(struct region *r)
 	}
 	if (baseline)
 		return skip("faults on mapped, writable pages without NUMA balancing");
-	set_knob(KNOB_NUMA, 1);
-	set_scan(SCAN_DELAY, 0);
-	set_scan(SCAN_MIN, 10);
-	set_scan(SCAN_MAX, 100);
-	set_scan(SCAN_SIZE, 256);
+	set_knob(&knobs[KNOB_NUMA], 1);
+	set_knob(&scan_knobs[SCAN_DELAY], 0);
+	set_knob(&scan_knobs[SCAN_MIN], 10);
+	set_knob(&scan_knobs[SCAN_MAX], 100);
+	set_knob(&scan_knobs[SCAN_SIZE], 256);
 	for (iter = 0; time(NULL) < end && after <= 4; iter++) {
 		hinted += numa_round(r, iter % 2 == 0, &errs);
 		if (iter >= 4 && (hinted || vmstat_get("numa_pte_updates") +
 				  vmstat_get("numa_huge_pte_updates") > upd))
 			after++;
 	}
-	set_knob(KNOB_NUMA, 0);
+	set_knob(&knobs[KNOB_NUMA], 0);
 	ksft_print_msg("%ld rounds, %ld hinting faults\n", iter, hinted);
 	if (!after)
 		errs += fail_msg("the NUMA scanner changed no PTE\n");
@@ -305,7 +280,7 @@ static int test_numa_remote_folios(struct region *r)
 
 	if (read_list("/sys/devices/system/node/has_memory", &set) < 2)
 		return skip("needs two NUMA nodes with memory");
-	if (!knob_present[KNOB_NUMA])
+	if (!knobs[KNOB_NUMA].present)
 		return skip("no NUMA balancing");
 	if (!read_list("/sys/devices/system/node/node0/cpulist", &set))
 		return skip("node 0 has no CPUs");
@@ -329,7 +304,8 @@ static const struct test_case extra_cases[] = {
 int main(int argc, char **argv)
 {
 	/* Saved before setup() forks: the parent's exit() restores them. */
-	save_scan();
+	save_knobs(scan_knobs, NR_SCAN);
+	atexit(restore_scan);
 	setup(argc, argv);
 	run_test_cases(extra_cases, ARRAY_SIZE(extra_cases));
 	ksft_finished();

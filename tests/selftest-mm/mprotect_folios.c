@@ -507,9 +507,11 @@ static void pagemap_bits(struct region *r, uint64_t bit, unsigned char *got)
 /* ------------------------------------------------------------------ */
 /* System knobs that the THP settings do not cover */
 
-static const char * const knob_paths[] = {
-	"/proc/sys/kernel/numa_balancing",
-	"/proc/sys/vm/compaction_proactiveness",
+/* A sysctl or debugfs knob, and its value before the test */
+struct knob {
+	const char *path;
+	unsigned long saved;
+	bool present;
 };
 
 enum {
@@ -518,43 +520,52 @@ enum {
 	NR_KNOBS
 };
 
-static unsigned long knob_saved[NR_KNOBS];
-static bool knob_present[NR_KNOBS];
+static struct knob knobs[NR_KNOBS] = {
+	[KNOB_NUMA] = { "/proc/sys/kernel/numa_balancing" },
+	[KNOB_COMPACT] = { "/proc/sys/vm/compaction_proactiveness" },
+};
 
-static void set_knob(int knob, unsigned long val)
+static void set_knob(const struct knob *k, unsigned long val)
 {
-	if (knob_present[knob])
-		write_num(knob_paths[knob], val);
+	if (k->present)
+		write_num(k->path, val);
 }
 
+static void save_knobs(struct knob *k, int nr)
+{
+	for (; nr--; k++) {
+		k->present = !access(k->path, R_OK | W_OK);
+		if (k->present)
+			k->saved = read_num(k->path);
+	}
+}
+
+static void restore_knobs(const struct knob *k, int nr)
+{
+	for (; nr--; k++)
+		set_knob(k, k->saved);
+}
+
+/* At exit of the process that saved them (save_all()), not of a child */
 static void restore_all(void)
 {
-	int i;
-
 	if (getpid() != main_pid)
 		return;
-	for (i = 0; i < NR_KNOBS; i++)
-		set_knob(i, knob_saved[i]);
+	restore_knobs(knobs, NR_KNOBS);
 	if (have_thp)
 		thp_restore_settings();
 }
 
 static void save_all(void)
 {
-	int i;
-
 	main_pid = getpid();
-	for (i = 0; i < NR_KNOBS; i++) {
-		knob_present[i] = !access(knob_paths[i], R_OK | W_OK);
-		if (knob_present[i])
-			knob_saved[i] = read_num(knob_paths[i]);
-	}
+	save_knobs(knobs, NR_KNOBS);
 	if (have_thp)
 		thp_save_settings();
 	atexit(restore_all);
 	/* Nothing may move the pages around while they are inspected. */
-	set_knob(KNOB_NUMA, 0);
-	set_knob(KNOB_COMPACT, 0);
+	set_knob(&knobs[KNOB_NUMA], 0);
+	set_knob(&knobs[KNOB_COMPACT], 0);
 }
 
 /* Allow only folios of @order for @backing (no large folio if 0). */
@@ -1939,7 +1950,7 @@ static void run_in_child(void)
 	static const int stops[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT };
 	struct sigaction sa = { .sa_handler = note_stop };
 	pid_t parent = getpid(), pid;
-	int status;
+	int status, sig;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(stops); i++)
@@ -1964,8 +1975,9 @@ static void run_in_child(void)
 		if (errno != EINTR)
 			ksft_exit_fail_perror("waitpid");
 	}
-	if (WIFSIGNALED(status) && __atomic_load_n(&stop_signal, __ATOMIC_SEQ_CST))
-		ksft_exit_fail_msg("stopped by signal %d\n", stop_signal);
+	sig = __atomic_load_n(&stop_signal, __ATOMIC_SEQ_CST);
+	if (WIFSIGNALED(status) && sig)
+		ksft_exit_fail_msg("stopped by signal %d\n", sig);
 	if (WIFSIGNALED(status))
 		ksft_exit_fail_msg("the tests crashed: signal %d\n",
 				   WTERMSIG(status));
