@@ -553,6 +553,28 @@ expect 2 "report tests units: a log without units fails" "$R" tests units "$tmp/
 expect 2 "report tests: unknown kind" "$R" tests nope "$tmp/check.log"
 expect 2 "report tests: unreadable log" "$R" tests total "$tmp/nope.log"
 
+# A guest console log: programs between "@@@ BEGIN" and "@@@ END", each
+# with its kselftest totals (xfail counted as a skip, xpass and error as
+# failures); gzipped or not.
+{
+	echo "@@@ BEGIN smoke"
+	echo "not ok 3 one"
+	echo "# Totals: pass:10 fail:1 xfail:0 xpass:0 skip:2 error:0"
+	echo "@@@ END smoke rc=1 secs=1.0"
+	echo "@@@ BEGIN other"
+	echo "# Totals: pass:5 fail:0 xfail:1 xpass:1 skip:0 error:1"
+	echo "@@@ END other rc=1 secs=1.0"
+} >"$tmp/console.log"
+expect 0 "report tests tap" "$R" tests tap "$tmp/console.log"
+grep_out '^  smoke: 10 passed, 1 failed, 2 skipped$' "report tests tap: a program's totals"
+grep_out '^  other: 5 passed, 2 failed, 1 skipped$' "report tests tap: xfail skipped, xpass and error failed"
+gzip -c "$tmp/console.log" >"$tmp/console.log.gz"
+expect 0 "report tests tap: a gzipped log" "$R" tests tap "$tmp/console.log.gz"
+grep_out '^  other: 5 passed, 2 failed, 1 skipped$' "report tests tap: the gzipped log's totals"
+grep -v '^# Totals: pass:5' "$tmp/console.log" >"$tmp/console-nototal.log"
+expect 2 "report tests tap: a program without totals fails" "$R" tests tap "$tmp/console-nototal.log"
+expect 2 "report tests tap: a log without programs fails" "$R" tests tap "$tmp/check.log"
+
 # cover-check.sh on a README: the command as an indented code block right
 # above its table, test totals in a fenced block; an edited figure is
 # named by the document's file and line.

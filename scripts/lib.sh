@@ -122,6 +122,15 @@ runlist_progs() {
 		awk '{ i = 1; while ($i ~ /^@/ || $i == "retry" || $i == "norandmaps") i++; print $i }' | sort -u
 }
 
+# fixes_selftests ARCH: the mm selftests of ARCH's list whose sources the
+# standalone fixes of patches/mainline/fixes change (their own tests).
+fixes_selftests() {
+	kselftest_list "$1" | runlist_progs | while read -r t; do
+		grep -qx "+++ b/tools/testing/selftests/mm/$t.c" \
+			"$TOP"/patches/mainline/fixes/0[0-9]*.patch && echo "$t"
+	done
+}
+
 # kselftest_list ARCH [PREFIX]: the run list of mm selftests for ARCH; with
 # PREFIX, each program's name is PREFIX-NAME (the 7.2 tree's selftests are
 # built as ml-NAME beside 6.12's, see kselftests.sh).
