@@ -311,6 +311,15 @@ static unsigned long pmd_kb;
 /* ---------------------------------------------------------------- */
 /* Helpers */
 
+/*
+ * The bytes of one folio of case @c: the "4K" cases are of order-0 pages,
+ * which are one page of whatever size the kernel's pages are.
+ */
+static size_t folio_size(const struct bcase *c)
+{
+	return c->folio_kb == 4 ? page_size : KiB(c->folio_kb);
+}
+
 static void die(const char *fmt, ...)
 {
 	va_list ap;
@@ -602,7 +611,7 @@ static size_t count_congruent(const uint64_t *pm, size_t npages)
 /* Whether folio slot @i (of @folio_kb each) of the region holds order-0 pages. */
 static int slot_is_small(const struct bcase *c, size_t i)
 {
-	size_t per_pmd = pmd_kb / c->folio_kb;
+	size_t per_pmd = KiB(pmd_kb) / folio_size(c);
 
 	switch (c->mix) {
 	case MIX_EDGES:
@@ -656,9 +665,8 @@ static int check_small_pages(int kffd, const uint64_t *pm, size_t n,
 static int check_layout(const struct bcase *c, char *p, size_t size,
 			const char **reason, size_t *congruent)
 {
-	unsigned long folio_kb = c->folio_kb;
 	size_t npages = size / page_size;
-	size_t fpages = folio_kb * 1024 / page_size;
+	size_t fpages = folio_size(c) / page_size;
 	uint64_t *pm = NULL, *kf = NULL;
 	int kffd = -1, ret = -1;
 	size_t i, j;
@@ -850,7 +858,7 @@ static void populate_scattered(char *p, size_t size)
 static int populate_small_slots(const struct bcase *c, struct region *r,
 				const char **reason)
 {
-	size_t fsize = c->folio_kb * 1024, i;
+	size_t fsize = folio_size(c), i;
 
 	if (c->mix == MIX_NONE)
 		return 0;
@@ -878,7 +886,7 @@ static int populate_small_slots(const struct bcase *c, struct region *r,
  */
 static void populate(const struct bcase *c, struct region *r)
 {
-	size_t size = r->size, fsize = c->folio_kb * 1024, span = 65536;
+	size_t size = r->size, fsize = folio_size(c), span = 65536;
 	size_t npages = (size + span) / page_size, o, best = 0, nbest = ~(size_t)0;
 	char *resv, *s;
 	uint64_t *pm;
@@ -1209,7 +1217,7 @@ static int run_case(const struct bcase *c, size_t size_opt,
 	/* The rounds it runs in: fewer than --rounds if it has fewer cycles */
 	unsigned int rounds_run = iters < nr_rounds ? iters : nr_rounds;
 	unsigned long anon_kb = 0, shmem_kb = 0;
-	size_t nfolios = size / (c->folio_kb * 1024);
+	size_t nfolios;
 	const char *reason = NULL, *how = "stats";
 	size_t congruent = 0;
 	struct counters before, after;
@@ -1224,9 +1232,16 @@ static int run_case(const struct bcase *c, size_t size_opt,
 	if (tl->done || !n)
 		return 0;
 	tl->done = 1;
+	/* Whole pages, one at least: a size in KiB is of 4K pages. */
+	size = size < page_size ? page_size : size - size % page_size;
+	nfolios = size / folio_size(c);
 	/* The shapes are written for 4K pages and 2M PMDs where they say so. */
 	if ((KiB(c->off_kb) | KiB(c->len_kb) | KiB(c->stride_kb)) % page_size) {
 		skip(c, "range-not-page-aligned");
+		return -1;
+	}
+	if (folio_size(c) % page_size) {
+		skip(c, "folio-smaller-than-page");
 		return -1;
 	}
 	if (c->folio_kb == 2048 && pmd_kb != 2048) {
@@ -1582,7 +1597,7 @@ int main(int argc, char **argv)
 
 	for (i = 0; i < NR_CASES; i++) {
 		const struct bcase *c = &cases[i];
-		size_t unit = c->folio_kb * 1024;
+		size_t unit = folio_size(c);
 
 		if (!selected[i] || c->fixed_size || !size)
 			continue;
