@@ -435,6 +435,11 @@ grep_out '^  rorw-64k +0.100 +0.500 +0.300 +1.500$' \
 expect 0 "report cover mainline-cost" "$R" cover mainline-cost "$tmp/cov.txt"
 grep_out '^  rorw-4k +1.250 +1.250 +RO<->RW, 4K pages$' \
 	"report cover mainline-cost: 7.2 against nobatch"
+expect 0 "report cover ratios" "$R" cover ratios "$tmp/cov.txt"
+grep_out '^  case +folio +x86_64 +x86_64-os +arm64 +arm64-va52 +x86_64-ml +arm64-ml$' \
+	"report cover ratios: a column per config, in the table's order"
+grep_out '^  rorw-64k +64K +0.100 +0.300 +0.100 +0.100 +0.100 +0.300$' \
+	"report cover ratios: a row per case"
 expect 2 "report cover: unknown table" "$R" cover nope "$tmp/cov.txt"
 expect 2 "report cover: not a table" "$R" cover series "$tmp/cov.csv"
 
