@@ -144,16 +144,17 @@ for arch in $ML_ARCHES; do
 	done
 	"$TOP/scripts/kselftests.sh" "$arch" mainline || fail_unit "$arch-ml-kselftests-build"
 	"$TOP/scripts/kselftests.sh" "$arch" mainline-fixes || fail_unit "$arch-mlfix-kselftests-build"
-	list=$BUILD/runs/check-$arch-ml.list
-	sed "s|@SMOKE_ARGS@|${SMOKE_ARGS:---nodes 2}|" "$TEST_LIST" >"$list"
-	kselftest_list "$arch" ml >>"$list"
-	# The selftests as the fixes change them (mlfix-NAME), on every kernel.
-	for t in $(fixes_selftests "$arch"); do
-		kselftest_list "$arch" mlfix | grep -E "(^| )mlfix-$t( |\$)"
-	done >>"$list"
+	list=$BUILD/runs/check-$arch-ml.list kstlist=$BUILD/runs/check-$arch-ml-kst.list
+	{
+		kselftest_list "$arch" ml
+		# The selftests as the fixes change them (mlfix-NAME), on every kernel.
+		for t in $(fixes_selftests "$arch"); do
+			kselftest_list "$arch" mlfix | grep -E "(^| )mlfix-$t( |\$)"
+		done
+	} >"$kstlist"
+	sed "s|@SMOKE_ARGS@|${SMOKE_ARGS:---nodes 2}|" "$TEST_LIST" | cat - "$kstlist" >"$list"
 	own=$(runlist_progs <"$TEST_LIST" | tr '\n' ' ')
-	kst=$({ kselftest_list "$arch" ml; fixes_selftests "$arch" | sed 's/^/mlfix-/'; } |
-		runlist_progs | tr '\n' ' ')
+	kst=$(runlist_progs <"$kstlist" | tr '\n' ' ')
 	for v in $ml_variants; do
 		[ -f "$(kernel_dir "$v" test)/$KIMAGE" ] || continue
 		NOCOUNT=1 "$TOP/scripts/run-guest.sh" "$arch" "$v" test test "$list" "$arch-$v-tests"

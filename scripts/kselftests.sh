@@ -14,10 +14,8 @@ out=$BUILD/guest/$arch
 case $tree in
 stock) pre='' build=$out hdr=$BUILD/headers/$arch ;;
 mainline | mainline-fixes)
-	case $tree in
-	mainline) pre=ml ;;
-	*) pre=mlfix ;;
-	esac
+	pre=ml
+	[ "$tree" = mainline-fixes ] && pre=mlfix
 	build=$out/$pre-build hdr=$BUILD/headers/$arch-ml
 	"$TOP/scripts/source.sh" "$tree" || exit 1
 	# 7.2's selftests use 7.2's uapi (guard regions, newer prctls, ...).
@@ -28,16 +26,16 @@ mainline | mainline-fixes)
 	fi ;;
 *) die "usage: kselftests.sh ARCH [mainline|mainline-fixes]" ;;
 esac
-names=$(kselftest_list "$arch" | runlist_progs)
-missing=
-for t in $names; do [ -x "$out/${pre:+$pre-}$t" ] || missing=1; done
 if [ "$tree" = mainline-fixes ]; then
 	# Only the tests that the fixes change, and always through make: a
 	# new version of the fixes must not run an older build of its tests.
 	names=$(fixes_selftests "$arch")
 	[ -n "$names" ] || exit 0
-elif [ -z "$missing" ]; then
-	exit 0
+else
+	names=$(kselftest_list "$arch" | runlist_progs)
+	missing=
+	for t in $names; do [ -x "$out/${pre:+$pre-}$t" ] || missing=1; done
+	[ -z "$missing" ] && exit 0
 fi
 mkdir -p "$build"
 # shellcheck disable=SC2046
