@@ -129,16 +129,21 @@ for arch in $ARCHES; do
 done
 
 # The mainline edition (ML_ARCHES, make check-all: x86_64 arm64): 7.2, 7.2
-# with patches/mainline and 7.2 with the standalone fixes of
-# patches/mainline/fixes run our tests and the 7.2 tree's mm selftests on
-# their test kernels. Neither may have a failure, of our tests or of the
+# with patches/mainline, 7.2 with the standalone fixes of
+# patches/mainline/fixes and, on arm64, 7.2 with the arm64 series of
+# patches/mainline/arm64 run our tests and the 7.2 tree's mm selftests on
+# their test kernels. None may have a failure, of our tests or of the
 # selftests, that 7.2 does not have. 7.2's own failures are shown, not
 # counted: 7.2's bugs that the series fixes (the write-notify tests: clean
 # PTEs made writable; on x86_64 the soft-dirty tests of large folios: the
 # batch's merged dirty bit sets soft-dirty too).
-ml_variants="mainline mainline-patched mainline-fixes"
 for arch in $ML_ARCHES; do
 	load_arch "$arch"
+	ml_variants="mainline mainline-patched mainline-fixes" ml_compare="patched:ml fixes:ml-fixes"
+	# The arm64 series changes no other arch's kernel.
+	if [ "$arch" = arm64 ]; then
+		ml_variants="$ml_variants mainline-arm64" ml_compare="$ml_compare arm64:ml-arm64"
+	fi
 	for v in $ml_variants; do
 		"$TOP/scripts/kernel.sh" "$arch" "$v" test || fail_unit "$arch-kernel-$v-test"
 	done
@@ -163,7 +168,7 @@ for arch in $ML_ARCHES; do
 	RESULTS=/dev/null PROGS=$own SKIPS=$TOP/tests/skips/$arch.list \
 		"$TOP/scripts/tap-summary.sh" "$arch-mainline-tests" "$BUILD/runs/$arch-mainline-tests.log" | sed 's/^/      /'
 	for t in "tests:$own" "kselftests:$kst"; do
-		for v in patched:ml fixes:ml-fixes; do
+		for v in $ml_compare; do
 			PROGS=${t#*:} "$TOP/scripts/kselftest-compare.sh" "$arch-${v#*:}-${t%%:*}" \
 				"$BUILD/runs/$arch-mainline-tests.log" \
 				"$BUILD/runs/$arch-mainline-${v%%:*}-tests.log" | sed 's/^/    /'

@@ -100,10 +100,10 @@ kernel_dir() {
 # revision), so that an older series can be booted beside the current one.
 check_variant() {
 	case $1 in
-	stock | patched | mainline | mainline-patched | mainline-nobatch | mainline-fixes) ;;
+	stock | patched | mainline | mainline-patched | mainline-nobatch | mainline-fixes | mainline-arm64) ;;
 	*[!a-zA-Z0-9_.-]* | '') die "bad VARIANT '$1'" ;;
 	*) [ -f "$BUILD/series/$1/series" ] ||
-		die "unknown VARIANT '$1' (known: stock patched mainline mainline-patched mainline-nobatch mainline-fixes $(ls "$BUILD/series" 2>/dev/null | tr '\n' ' '))" ;;
+		die "unknown VARIANT '$1' (known: stock patched mainline mainline-patched mainline-nobatch mainline-fixes mainline-arm64 $(ls "$BUILD/series" 2>/dev/null | tr '\n' ' '))" ;;
 	esac
 }
 
