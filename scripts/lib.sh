@@ -98,12 +98,14 @@ kernel_dir() {
 # A variant is stock, patched (patches/series), or the name of another series
 # kept in build/series/NAME/ (scripts/series-at.sh makes one from a git
 # revision), so that an older series can be booted beside the current one.
+# The variants with a name of their own (source.sh says what each is).
+NAMED_VARIANTS="stock patched mainline mainline-patched mainline-nobatch mainline-fixes mainline-arm64"
 check_variant() {
+	for _named in $NAMED_VARIANTS; do [ "$1" = "$_named" ] && return 0; done
 	case $1 in
-	stock | patched | mainline | mainline-patched | mainline-nobatch | mainline-fixes | mainline-arm64) ;;
 	*[!a-zA-Z0-9_.-]* | '') die "bad VARIANT '$1'" ;;
 	*) [ -f "$BUILD/series/$1/series" ] ||
-		die "unknown VARIANT '$1' (known: stock patched mainline mainline-patched mainline-nobatch mainline-fixes mainline-arm64 $(ls "$BUILD/series" 2>/dev/null | tr '\n' ' '))" ;;
+		die "unknown VARIANT '$1' (known: $NAMED_VARIANTS $(ls "$BUILD/series" 2>/dev/null | tr '\n' ' '))" ;;
 	esac
 }
 
