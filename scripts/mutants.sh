@@ -9,11 +9,11 @@
 # Bail out or a timeout does not count there.
 # A mutant runs on x86_64 unless its patch has a "Mutant-arch: ARCH" line
 # (a bug class only one arch can show); MUTANT_ARCH overrides both.
-# MUTANTS="a.patch b.patch" to pick some. MUTANT_BASE=patches/next with
-# MUTANT_DIR=tests/mutants/next runs the mutants written against the series
-# in the making instead (default: patches/ and tests/mutants/), and
-# MUTANT_VARIANT=NAME builds them into test kernels of their own
-# (build/series/NAME/) instead of the patched ones.
+# MUTANTS="a.patch b.patch" to pick some. MUTANT_BASE=DIR with
+# MUTANT_DIR=DIR runs mutants written against another series (default:
+# patches/ and tests/mutants/), and MUTANT_VARIANT=NAME builds them into
+# test kernels of their own (build/series/NAME/) instead of the patched
+# ones.
 . "$(dirname "$0")/lib.sh"
 
 dir=${MUTANT_DIR:-$TOP/tests/mutants}

@@ -65,7 +65,7 @@ check() {
 }
 
 # The series' last patch; its number changes as the series grows.
-check 6.12 "$BUILD/src/stock" "$(ls "$TOP"/patches/next/*-selftests-mm-add-tests-for-mprotect-on-large-folios.patch)"
+check 6.12 "$BUILD/src/stock" "$(ls "$TOP"/patches/*-selftests-mm-add-tests-for-mprotect-on-large-folios.patch)"
 check 7.2 "$BUILD/src/mainline" "$TOP/tests/selftest-mm/7.2/0001-selftests-mm-add-tests-for-mprotect-on-large-folios.patch"
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]

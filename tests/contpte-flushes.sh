@@ -1,7 +1,7 @@
 #!/bin/sh
 # contpte-flushes.sh [SERIES_DIR]: on arm64, show that our tests take each
 # TLB flush of the batched contpte protection commit (the arm64 patch of
-# SERIES_DIR, default patches/next). Those flushes keep break-before-make;
+# SERIES_DIR, default patches/). Those flushes keep break-before-make;
 # QEMU TCG models no TLB conflict abort, so no test can fail for a missing
 # one. Instead tests/contpte-flushes.patch, on top of the series, counts
 # each kind of flush and prints it at its 1st, 2nd, 4th, ... time, and
@@ -12,7 +12,7 @@
 # order, which no caller does. Prints the count of each kind.
 . "$(dirname "$0")/../scripts/lib.sh"
 
-series=${1:-$TOP/patches/next}
+series=${1:-$TOP/patches}
 [ -f "$series/series" ] || die "no series file in $series"
 v=contpte-flushes
 dir=$BUILD/series/$v
