@@ -1789,6 +1789,46 @@ static int test_whole_file_folios(struct region *r)
 	return errs;
 }
 
+/*
+ * A private mapping of the file's folios, made writable: its PTEs map the
+ * page cache read-only until a write copies the page, and the file keeps
+ * what it had.
+ */
+static int test_private_file_folios(struct region *r)
+{
+	size_t n = r->npages, i;
+	char *p = mmap(NULL, r->size, PROT_READ, MAP_PRIVATE, r->fd, 0), *q;
+	int errs = 0;
+	long f;
+
+	if (p == MAP_FAILED)
+		return fail_msg("mmap(MAP_PRIVATE): %s\n", strerror(errno));
+	madvise(p, r->size, MADV_NOHUGEPAGE);
+	for (i = 0; i < n; i++)
+		if (!page_has(p + i * pagesize, 1, i))
+			errs += fail_msg("page %zu: not the file's data\n", i);
+	if (mprotect(p, r->size, PROT_READ | PROT_WRITE) ||
+	    mprotect(p, r->size, PROT_READ) ||
+	    mprotect(p, r->size, PROT_READ | PROT_WRITE))
+		errs += fail_msg("mprotect(): %s\n", strerror(errno));
+	for (i = 0; i < n; i++) {
+		q = p + i * pagesize;
+		if (!(pagemap_get_entry(pagemap_fd, q) & PM_FILE) ||
+		    pagemap_get_pfn(pagemap_fd, q) != r->pfn[i] ||
+		    !page_has(q, 1, i))
+			errs += fail_msg("page %zu: not the page cache page\n", i);
+	}
+	for (i = 0; i < n; i += n > 8 ? n / 8 : 1) {
+		q = p + i * pagesize;
+		f = minflt();
+		if (!try_fill(q, 5, i) || minflt() == f ||
+		    (pagemap_get_entry(pagemap_fd, q) & PM_FILE))
+			errs += fail_msg("page %zu: a write did not copy it\n", i);
+	}
+	munmap(p, r->size);
+	return errs + check_pages(r, 0, n, CHK_PFN | CHK_DATA);
+}
+
 /* ------------------------------------------------------------------ */
 
 struct test_case {
@@ -1833,6 +1873,8 @@ static const struct test_case test_cases[] = {
 	  test_notified_file_pages_ro_none_rw, ON(FILE_SHARED), FOLIO_ANY },
 	{ "R, NONE, RW, R of whole file folios", test_whole_file_folios,
 	  ON(FILE_SHARED), FOLIO_ANY },
+	{ "R -> RW of a private mapping of file folios",
+	  test_private_file_folios, ON(FILE_SHARED), FOLIO_ANY },
 };
 
 #define MAX_SHAPES	(2 * (NR_ORDERS + 3) + 4)
