@@ -1790,41 +1790,77 @@ static int test_whole_file_folios(struct region *r)
 }
 
 /*
- * A private mapping of the file's folios, made writable: its PTEs map the
- * page cache read-only until a write copies the page, and the file keeps
- * what it had.
+ * Store the first word of @p back into it, as a store the compiler keeps;
+ * false on SIGSEGV.
+ */
+static bool try_rewrite(char *p)
+{
+	uint64_t *q = (uint64_t *)p;
+
+	if (sigsetjmp(probe_env, 1))
+		return false;
+	set_probing(1);
+	__atomic_store_n(q, __atomic_load_n(q, __ATOMIC_RELAXED),
+			 __ATOMIC_RELAXED);
+	set_probing(0);
+	return true;
+}
+
+/*
+ * A private mapping of the file's folios, made RW, R and RW again: its
+ * PTEs keep mapping the page cache read-only, so the first write to each
+ * page faults and copies that page, the second does not, and the file
+ * keeps what it had.
  */
 static int test_private_file_folios(struct region *r)
 {
 	size_t n = r->npages, i;
-	char *p = mmap(NULL, r->size, PROT_READ, MAP_PRIVATE, r->fd, 0), *q;
+	char *p, *q;
 	int errs = 0;
 	long f;
 
+	p = mmap(NULL, r->size, PROT_READ, MAP_PRIVATE, r->fd, 0);
 	if (p == MAP_FAILED)
 		return fail_msg("mmap(MAP_PRIVATE): %s\n", strerror(errno));
-	madvise(p, r->size, MADV_NOHUGEPAGE);
+	if (madvise(p, r->size, MADV_NOHUGEPAGE)) {
+		errs += fail_msg("MADV_NOHUGEPAGE: %s\n", strerror(errno));
+		goto out;
+	}
 	for (i = 0; i < n; i++)
 		if (!page_has(p + i * pagesize, 1, i))
 			errs += fail_msg("page %zu: not the file's data\n", i);
+	if (have_thp && !check_huge_file(p, 0, pmdsize))
+		errs += fail_msg("a PMD maps the private mapping\n");
 	if (mprotect(p, r->size, PROT_READ | PROT_WRITE) ||
 	    mprotect(p, r->size, PROT_READ) ||
-	    mprotect(p, r->size, PROT_READ | PROT_WRITE))
+	    mprotect(p, r->size, PROT_READ | PROT_WRITE)) {
 		errs += fail_msg("mprotect(): %s\n", strerror(errno));
+		goto out;
+	}
 	for (i = 0; i < n; i++) {
 		q = p + i * pagesize;
-		if (!(pagemap_get_entry(pagemap_fd, q) & PM_FILE) ||
-		    pagemap_get_pfn(pagemap_fd, q) != r->pfn[i] ||
-		    !page_has(q, 1, i))
-			errs += fail_msg("page %zu: not the page cache page\n", i);
+		if (!(pagemap_get_entry(pagemap_fd, q) & PM_FILE))
+			errs += fail_msg("page %zu: not a file page\n", i);
+		else if (pagemap_get_pfn(pagemap_fd, q) != r->pfn[i])
+			errs += fail_msg("page %zu: not the page cache's page\n", i);
 	}
-	for (i = 0; i < n; i += n > 8 ? n / 8 : 1) {
+	for (i = 0; i < n; i++) {
 		q = p + i * pagesize;
 		f = minflt();
-		if (!try_fill(q, 5, i) || minflt() == f ||
-		    (pagemap_get_entry(pagemap_fd, q) & PM_FILE))
-			errs += fail_msg("page %zu: a write did not copy it\n", i);
+		if (!try_rewrite(q))
+			errs += fail_msg("page %zu: write raised SIGSEGV\n", i);
+		else if (minflt() == f)
+			errs += fail_msg("page %zu: first write did not fault\n", i);
+		else if ((pagemap_get_entry(pagemap_fd, q) & PM_FILE) ||
+			 pagemap_get_pfn(pagemap_fd, q) == r->pfn[i])
+			errs += fail_msg("page %zu: first write did not copy it\n", i);
+		else if (!page_has(q, 1, i))
+			errs += fail_msg("page %zu: the copy is not the file's data\n", i);
+		f = minflt();
+		if (try_rewrite(q) && minflt() != f)
+			errs += fail_msg("page %zu: second write faulted\n", i);
 	}
+out:
 	munmap(p, r->size);
 	return errs + check_pages(r, 0, n, CHK_PFN | CHK_DATA);
 }
@@ -1873,7 +1909,7 @@ static const struct test_case test_cases[] = {
 	  test_notified_file_pages_ro_none_rw, ON(FILE_SHARED), FOLIO_ANY },
 	{ "R, NONE, RW, R of whole file folios", test_whole_file_folios,
 	  ON(FILE_SHARED), FOLIO_ANY },
-	{ "R -> RW of a private mapping of file folios",
+	{ "RW, R, RW of a private mapping of file folios",
 	  test_private_file_folios, ON(FILE_SHARED), FOLIO_ANY },
 };
 
