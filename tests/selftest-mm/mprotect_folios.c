@@ -1789,32 +1789,40 @@ static int test_whole_file_folios(struct region *r)
 	return errs;
 }
 
-/*
- * Store the first word of @p back into it, as a store the compiler keeps;
- * false on SIGSEGV.
- */
-static bool try_rewrite(char *p)
+/* Store @val into the first word of @p; false on SIGSEGV. */
+static bool try_store(char *p, uint64_t val)
 {
-	uint64_t *q = (uint64_t *)p;
-
 	if (sigsetjmp(probe_env, 1))
 		return false;
 	set_probing(1);
-	__atomic_store_n(q, __atomic_load_n(q, __ATOMIC_RELAXED),
-			 __ATOMIC_RELAXED);
+	*(uint64_t *)p = val;
 	set_probing(0);
 	return true;
+}
+
+/* Page @page of the file, its first word replaced by @first. */
+static bool file_page_but_first(const char *p, size_t page, uint64_t first)
+{
+	const uint64_t *q = (const uint64_t *)p;
+	size_t w;
+
+	for (w = 1; w < pagesize / sizeof(*q); w++)
+		if (q[w] != pattern(1, page, w))
+			return false;
+	return q[0] == first;
 }
 
 /*
  * A private mapping of the file's folios, made RW, R and RW again: its
  * PTEs keep mapping the page cache read-only, so the first write to each
- * page faults and copies that page, the second does not, and the file
- * keeps what it had.
+ * page faults and copies that page, the second does not, and neither
+ * reaches the file.
  */
 static int test_private_file_folios(struct region *r)
 {
 	size_t n = r->npages, i;
+	bool faulted;
+	uint64_t e;
 	char *p, *q;
 	int errs = 0;
 	long f;
@@ -1847,17 +1855,23 @@ static int test_private_file_folios(struct region *r)
 	for (i = 0; i < n; i++) {
 		q = p + i * pagesize;
 		f = minflt();
-		if (!try_rewrite(q))
-			errs += fail_msg("page %zu: write raised SIGSEGV\n", i);
-		else if (minflt() == f)
+		if (!try_store(q, pattern(2, i, 0))) {
+			errs += fail_msg("page %zu: first write raised SIGSEGV\n", i);
+			continue;
+		}
+		faulted = minflt() != f;
+		e = pagemap_get_entry(pagemap_fd, q);
+		if (!faulted)
 			errs += fail_msg("page %zu: first write did not fault\n", i);
-		else if ((pagemap_get_entry(pagemap_fd, q) & PM_FILE) ||
-			 pagemap_get_pfn(pagemap_fd, q) == r->pfn[i])
+		else if (!(e & PM_PRESENT) || (e & PM_FILE) ||
+			 PAGEMAP_PFN(e) == r->pfn[i])
 			errs += fail_msg("page %zu: first write did not copy it\n", i);
-		else if (!page_has(q, 1, i))
+		else if (!file_page_but_first(q, i, pattern(2, i, 0)))
 			errs += fail_msg("page %zu: the copy is not the file's data\n", i);
 		f = minflt();
-		if (try_rewrite(q) && minflt() != f)
+		if (!try_store(q, pattern(3, i, 0)))
+			errs += fail_msg("page %zu: second write raised SIGSEGV\n", i);
+		else if (minflt() != f)
 			errs += fail_msg("page %zu: second write faulted\n", i);
 	}
 out:
