@@ -19,8 +19,8 @@
 # command line is an indented code block right above its Markdown table
 # (the table ends the code block) or a line of a fenced block. A document
 # without any command line fails too. Default DOCUMENTs: the cover letters
-# of patches/, patches/mainline/, patches/mainline/fixes/ and
-# patches/mainline/arm64/, and README.md.
+# of patches/, patches/mainline/, patches/mainline/fixes/,
+# patches/mainline/arm64/ and patches/mainline/lookup/, and README.md.
 # Host-only and cheap: make check runs it first.
 # A difference is reported as FILE:LINE of the first line of the document
 # that differs, with the diff. Ends with "N passed, N failed"; exit 1 if a
@@ -46,6 +46,7 @@ esac
 [ $# -ge 1 ] || set -- "$top/patches/0000-cover-letter.patch" \
 	"$top/patches/mainline/fixes/0000-cover-letter.patch" \
 	"$top/patches/mainline/arm64/0000-cover-letter.patch" \
+	"$top/patches/mainline/lookup/0000-cover-letter.patch" \
 	"$top/patches/mainline/0000-cover-letter.patch" "$top/README.md"
 
 tmp=$(mktemp -d) || exit 2

@@ -130,7 +130,8 @@ done
 
 # The mainline edition (ML_ARCHES, make check-all: x86_64 arm64): 7.2, 7.2
 # with patches/mainline, 7.2 with the standalone fixes of
-# patches/mainline/fixes and, on arm64, 7.2 with the arm64 series of
+# patches/mainline/fixes, 7.2 with the small-folio series of
+# patches/mainline/lookup and, on arm64, 7.2 with the arm64 series of
 # patches/mainline/arm64 run our tests and the 7.2 tree's mm selftests on
 # their test kernels. None may have a failure, of our tests or of the
 # selftests, that 7.2 does not have. 7.2's own failures are shown, not
@@ -139,7 +140,8 @@ done
 # batch's merged dirty bit sets soft-dirty too).
 for arch in $ML_ARCHES; do
 	load_arch "$arch"
-	ml_variants="mainline mainline-patched mainline-fixes" ml_compare="patched:ml fixes:ml-fixes"
+	ml_variants="mainline mainline-patched mainline-fixes mainline-lookup"
+	ml_compare="patched:ml fixes:ml-fixes lookup:ml-lookup"
 	# The arm64 series changes no other arch's kernel.
 	if [ "$arch" = arm64 ]; then
 		ml_variants="$ml_variants mainline-arm64" ml_compare="$ml_compare arm64:ml-arm64"

@@ -99,7 +99,7 @@ kernel_dir() {
 # kept in build/series/NAME/ (scripts/series-at.sh makes one from a git
 # revision), so that an older series can be booted beside the current one.
 # The variants with a name of their own (source.sh says what each is).
-NAMED_VARIANTS="stock patched mainline mainline-patched mainline-nobatch mainline-fixes mainline-arm64"
+NAMED_VARIANTS="stock patched mainline mainline-patched mainline-nobatch mainline-fixes mainline-lookup mainline-arm64"
 check_variant() {
 	for _named in $NAMED_VARIANTS; do [ "$1" = "$_named" ] && return 0; done
 	case $1 in

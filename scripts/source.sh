@@ -8,7 +8,8 @@
 # edition of the series (patches/mainline/series), mainline-nobatch 7.2 with
 # its mprotect() batching taken out (bench/mainline-nobatch/, measurement
 # only: the "before batching" reference on the same tree), mainline-fixes
-# 7.2 with the standalone fixes of patches/mainline/fixes/, mainline-arm64
+# 7.2 with the standalone fixes of patches/mainline/fixes/, mainline-lookup
+# 7.2 with the small-folio series of patches/mainline/lookup/, mainline-arm64
 # 7.2 with the arm64 series of patches/mainline/arm64/; mainline-NAME
 # (any other name) is 7.2 with build/series/mainline-NAME/, an experiment.
 . "$(dirname "$0")/lib.sh"
@@ -25,6 +26,7 @@ mainline*)
 	mainline-patched) SERIES_DIR=${MAINLINE_SERIES_DIR:-$TOP/patches/mainline} PATCHED_NAME=$variant ;;
 	mainline-nobatch) SERIES_DIR=$TOP/bench/mainline-nobatch PATCHED_NAME=$variant ;;
 	mainline-fixes) SERIES_DIR=$TOP/patches/mainline/fixes PATCHED_NAME=$variant ;;
+	mainline-lookup) SERIES_DIR=$TOP/patches/mainline/lookup PATCHED_NAME=$variant ;;
 	mainline-arm64) SERIES_DIR=$TOP/patches/mainline/arm64 PATCHED_NAME=$variant ;;
 	# An experiment on 7.2 (measurement only): build/series/VARIANT/.
 	mainline?*) SERIES_DIR=$BUILD/series/$variant PATCHED_NAME=$variant ;;
