@@ -46,7 +46,6 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 
 #include "../kselftest.h"
@@ -145,14 +144,63 @@ static long minflt(void)
 	return ru.ru_minflt;
 }
 
-/* PTEs in a page table, where no THP PMD size tells: 256 on s390 */
+/* VmPTE of this process: its page tables, in kB */
+static long vm_pte_kb(void)
+{
+	char line[128];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmPTE: %ld kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	if (kb < 0)
+		ksft_exit_fail_msg("no VmPTE in /proc/self/status\n");
+	return kb;
+}
+
+#define PTE_PROBE_SPANS 8
+
+/* Read-fault the page at @off of each of the spans at @base */
+static void populate_spans(char *base, size_t span, size_t off)
+{
+	int i;
+
+	for (i = 0; i < PTE_PROBE_SPANS; i++)
+		if (madvise(base + i * span + off, pagesize, MADV_POPULATE_READ))
+			ksft_exit_fail_perror("MADV_POPULATE_READ");
+}
+
+/*
+ * PTEs in a page table, where no THP PMD size tells (s390, and powerpc's
+ * hash MMU with 64K pages, hold fewer than a page of them): the first page
+ * n = 1, 2, 4, ... past an aligned page that takes another page table.
+ * VmPTE counts in kB, more than one small table: each step faults several
+ * spans. Runs before any thread: VmPTE counts the whole mm.
+ */
 static size_t ptes_per_table(void)
 {
-	struct utsname u;
+	size_t max = pagesize / sizeof(uint64_t), span = max * pagesize, n;
+	size_t len = (PTE_PROBE_SPANS + 1) * span;
+	char *p, *base;
+	long kb;
 
-	if (!uname(&u) && !strcmp(u.machine, "s390x"))
-		return 256;
-	return pagesize / sizeof(uint64_t);
+	p = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS |
+		 MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		ksft_exit_fail_perror("mmap");
+	base = (char *)(((uintptr_t)p + span - 1) & ~(span - 1));
+	populate_spans(base, span, 0);
+	kb = vm_pte_kb();
+	for (n = 1; n < max; n *= 2) {
+		populate_spans(base, span, n * pagesize);
+		if (vm_pte_kb() != kb)
+			break;
+	}
+	munmap(p, len);
+	return n;
 }
 
 /* Pages of a contpte block on arm64, a stand-in for "several PTEs" else */
