@@ -46,8 +46,7 @@ esac
 [ $# -ge 1 ] || set -- "$top/patches/0000-cover-letter.patch" \
 	"$top/patches/mainline/fixes/0000-cover-letter.patch" \
 	"$top/patches/mainline/arm64/0000-cover-letter.patch" \
-	"$top/patches/mainline/lookup/0000-cover-letter.patch" \
-	"$top/patches/mainline/0000-cover-letter.patch" "$top/README.md"
+	"$top/patches/mainline/lookup/0000-cover-letter.patch" "$top/README.md"
 
 tmp=$(mktemp -d) || exit 2
 trap 'rm -rf "$tmp"' EXIT INT TERM

@@ -20,8 +20,8 @@
 # MAINLINE=no (skip the third kernel: Debian unstable's 7.2, mainline with
 # its own mprotect() batching, built from the same fragments and booted
 # REPEAT times under icount beside the two 6.12 kernels),
-# ML_EDITION=no (skip the mainline edition: 7.2 with the series of
-# patches/mainline/ and 7.2 with its batching taken out, booted like 7.2;
+# ML_EDITION=no (skip the mainline edition: 7.2 with the three series of
+# patches/mainline/series and 7.2 with its batching taken out, booted like 7.2;
 # its tables are the configs "<config>-ml"), ML_CONFIGS (the configs that
 # get it; default: all of ARCHES).
 . "$(dirname "$0")/lib.sh"
