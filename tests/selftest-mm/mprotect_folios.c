@@ -144,18 +144,26 @@ static long minflt(void)
 	return ru.ru_minflt;
 }
 
-/* VmPTE of this process: its page tables, in kB */
-static long vm_pte_kb(void)
+/* The first value of @path's lines that @fmt reads ("Name: %ld kB"), or -1 */
+static long proc_kb(const char *path, const char *fmt)
 {
 	char line[128];
 	long kb = -1;
-	FILE *f = fopen("/proc/self/status", "r");
+	FILE *f = fopen(path, "r");
 
 	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmPTE: %ld kB", &kb) == 1)
+		if (sscanf(line, fmt, &kb) == 1)
 			break;
 	if (f)
 		fclose(f);
+	return kb;
+}
+
+/* VmPTE of this process: its page tables, in kB */
+static long vm_pte_kb(void)
+{
+	long kb = proc_kb("/proc/self/status", "VmPTE: %ld kB");
+
 	if (kb < 0)
 		ksft_exit_fail_msg("no VmPTE in /proc/self/status\n");
 	return kb;
@@ -912,16 +920,9 @@ static void region_destroy(struct region *r)
 /* MemAvailable of /proc/meminfo, in bytes; 0 if it cannot be read */
 static size_t mem_available(void)
 {
-	unsigned long kb = 0;
-	char line[128];
-	FILE *f = fopen("/proc/meminfo", "r");
+	long kb = proc_kb("/proc/meminfo", "MemAvailable: %ld kB");
 
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemAvailable: %lu kB", &kb) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return kb * 1024;
+	return kb > 0 ? kb * 1024UL : 0;
 }
 
 /* Two PMD-sized folios, up to eight smaller ones, 128 base pages */
