@@ -21,8 +21,8 @@
 # its own mprotect() batching, built from the same fragments and booted
 # REPEAT times under icount beside the two 6.12 kernels),
 # ML_EDITION=no (skip the mainline edition: 7.2 with the three series of
-# patches/mainline/series and 7.2 with its batching taken out, booted like 7.2;
-# its tables are the configs "<config>-ml"), ML_CONFIGS (the configs that
+# patches/mainline/series and 7.2 with its batching taken out, booted like
+# 7.2; its tables are the configs "<config>-ml"), ML_CONFIGS (the configs that
 # get it; default: all of ARCHES).
 . "$(dirname "$0")/lib.sh"
 

@@ -129,8 +129,8 @@ for arch in $ARCHES; do
 done
 
 # The mainline edition (ML_ARCHES, make check-all: x86_64 arm64): 7.2, 7.2
-# with the edition's three series (patches/mainline/series), 7.2 with the standalone fixes of
-# patches/mainline/fixes, 7.2 with the small-folio series of
+# with the edition's three series (patches/mainline/series), 7.2 with the
+# standalone fixes of patches/mainline/fixes, 7.2 with the small-folio series of
 # patches/mainline/lookup and, on arm64, 7.2 with the arm64 series of
 # patches/mainline/arm64 run our tests and the 7.2 tree's mm selftests on
 # their test kernels. None may have a failure, of our tests or of the

@@ -5,9 +5,10 @@
 # apply stops here with its name and the rejects. mainline is Debian
 # unstable's linux-source-7.2 as shipped (scripts/fetch-mainline.sh), the
 # third kernel of make bench; mainline-patched is 7.2 with the mainline
-# edition, its three series in order (patches/mainline/series), mainline-nobatch 7.2 with
-# its mprotect() batching taken out (bench/mainline-nobatch/, measurement
-# only: the "before batching" reference on the same tree), mainline-fixes
+# edition, its three series in order (patches/mainline/series),
+# mainline-nobatch 7.2 with its mprotect() batching taken out
+# (bench/mainline-nobatch/, measurement only: the "before batching"
+# reference on the same tree), mainline-fixes
 # 7.2 with the standalone fixes of patches/mainline/fixes/, mainline-lookup
 # 7.2 with the small-folio series of patches/mainline/lookup/, mainline-arm64
 # 7.2 with the arm64 series of patches/mainline/arm64/; mainline-NAME

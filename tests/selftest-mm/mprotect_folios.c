@@ -207,7 +207,8 @@ static size_t ptes_per_table(void)
 	}
 	base = (char *)(((uintptr_t)p + span - 1) & ~(span - 1));
 	populate_spans(base, span, 0);
-	vm_pte_kb();	/* stdio's buffer before the baseline */
+	/* A first read: stdio's buffer must not take a page table later. */
+	vm_pte_kb();
 	kb = vm_pte_kb();
 	for (n = 1; n < max; n *= 2) {
 		populate_spans(base, span, n * pagesize);
