@@ -23,7 +23,11 @@
 # ML_EDITION=no (skip the mainline edition: 7.2 with the three series of
 # patches/mainline/series and 7.2 with its batching taken out, booted like
 # 7.2; its tables are the configs "<config>-ml"), ML_CONFIGS (the configs that
-# get it; default: all of ARCHES).
+# get it; default: all of ARCHES), ML_SERIES=no (skip each series of the
+# edition alone: 7.2 with patches/mainline/fixes, lookup and, on arm64,
+# arm64, on the configs of ML_SERIES_CONFIGS that get the edition, default
+# "x86_64 arm64"; booted like the edition, each series is the patched column
+# of a table of its own, table-series-NAME.txt, for its cover letter).
 . "$(dirname "$0")/lib.sh"
 
 # The benchmark's config matrix: the distribution-like configs (x86_64,
@@ -76,6 +80,7 @@ LIST=$OUT/bench.list
 echo "mprotect_bench $args" >"$LIST"
 echo "mprotect_bench $args --scale $WALL_SCALE --rounds $WALL_ROUNDS" >"$OUT/bench-wall.list"
 : >"$OUT/icount.args"
+rm -f "$OUT"/series-*.args "$OUT"/table-series-*.txt
 : >"$OUT/wall.args"
 configs=
 for arch in $ARCHES; do
@@ -88,6 +93,18 @@ for arch in $ARCHES; do
 		*" $arch "*) variants="$variants mainline-nobatch mainline-patched" ;;
 		esac
 	fi
+	# The cache model takes the kernels above, not the series alone.
+	main_variants=$variants
+	series=
+	case $variants in *mainline-patched*)
+		if [ "${ML_SERIES:-yes}" != no ]; then
+			case " ${ML_SERIES_CONFIGS:-x86_64 arm64} " in *" $arch "*)
+				series="fixes lookup"
+				[ "$KARCH" = arm64 ] && series="$series arm64" ;;
+			esac
+		fi ;;
+	esac
+	for ser in $series; do variants="$variants mainline-$ser"; done
 	for v in $variants; do
 		# NOBUILD=1: use the kernels as built (e.g. while another build runs).
 		if [ -n "$NOBUILD" ]; then
@@ -166,6 +183,20 @@ for arch in $ARCHES; do
 		done
 		norecord= ;;
 	esac
+	# Each series alone: the edition's table with the series in the
+	# patched column, the same boots of 7.2 and of 7.2 without batching
+	# ("ser": boot1 sets s).
+	for ser in $series; do
+		i=1 norecord=1
+		while [ $i -le "$REPEAT" ]; do
+			boot1 "mainline-$ser" icount $i
+			for c in stock:mainline-nobatch patched:mainline-$ser mainline:mainline; do
+				echo "$arch-ml:${c%%:*}:$OUT/$arch-${c#*:}-icount-$i.log" >>"$OUT/series-$ser.args"
+			done
+			i=$((i + 1))
+		done
+		norecord=
+	done
 	has_mode wall && pairs wall "$WALL_PAIRS"
 	# Determinism: every icount run of a variant should report the same
 	# insns; print the largest difference between runs if not.
@@ -185,7 +216,7 @@ for arch in $ARCHES; do
 	# cache model at several memory layouts (CACHE=no skips them).
 	if [ "${CACHE:-yes}" != no ] && has_mode cache; then
 		# shellcheck disable=SC2086
-		"$TOP/scripts/cachesim.sh" "$arch" "$OUT/$arch.cpio" "$OUT" $variants \
+		"$TOP/scripts/cachesim.sh" "$arch" "$OUT/$arch.cpio" "$OUT" $main_variants \
 			>"$OUT/table-cache-$arch.txt" || echo "$arch" >>"$OUT/cache-failed"
 		cat "$OUT/table-cache-$arch.txt"
 	fi
@@ -224,6 +255,21 @@ for mode in icount wall; do
 		[ -z "$WALL_AA" ] || echo "WALL_AA: the patched column is stock booted again (A/A)" | tee -a "$OUT/table-$mode.txt"
 		"$TOP/bench/report" table --report-only "$csv" | tee -a "$OUT/table-$mode.txt"
 	fi
+done
+# The series' tables: their targets are the edition's, which only the
+# small-folio series claims (its cover letter says which it meets).
+for f in "$OUT"/series-*.args; do
+	[ -s "$f" ] || continue
+	ser=${f##*/series-}
+	ser=${ser%.args}
+	csv=$OUT/series-$ser-$stamp.csv
+	# shellcheck disable=SC2046
+	BENCH_ARGS=$(cat "$LIST") BENCH_MODE=icount BENCH_STAT=median \
+		BENCH_SERIES_HASH="mainline-$ser:$(cat "$BUILD/src/mainline-$ser/.series-hash")" \
+		"$TOP/bench/report" csv -o "$csv" $(cat "$f") || rc=1
+	BENCH_ML_PATCHED=patches/mainline/$ser "$TOP/bench/report" table --report-only "$csv" \
+		>"$OUT/table-series-$ser.txt" || rc=1
+	echo "series $ser alone against 7.2: $OUT/table-series-$ser.txt ($csv)"
 done
 if [ -s "$OUT/icount.args" ]; then
 	"$TOP/bench/plot.sh" -o "$OUT/ratio.png" -s "$OUT/ratio.svg" "$OUT/icount-latest.csv" &&
