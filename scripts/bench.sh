@@ -171,14 +171,18 @@ for arch in $ARCHES; do
 	# The mainline edition's table, config "$arch-ml": 7.2 with its
 	# batching taken out in the stock column (the reference), 7.2 with
 	# the series in the patched one, and 7.2 as the third kernel.
+	# ml_args VARIANT N FILE: run N of such a table, VARIANT patched.
+	ml_args() {
+		for c in stock:mainline-nobatch patched:$1 mainline:mainline; do
+			echo "$arch-ml:${c%%:*}:$OUT/$arch-${c#*:}-icount-$2.log" >>"$3"
+		done
+	}
 	case $variants in *mainline-patched*)
 		i=1 norecord=1
 		while [ $i -le "$REPEAT" ]; do
 			boot1 mainline-nobatch icount $i
 			boot1 mainline-patched icount $i
-			for c in stock:mainline-nobatch patched:mainline-patched mainline:mainline; do
-				echo "$arch-ml:${c%%:*}:$OUT/$arch-${c#*:}-icount-$i.log" >>"$OUT/icount.args"
-			done
+			ml_args mainline-patched $i "$OUT/icount.args"
 			i=$((i + 1))
 		done
 		norecord= ;;
@@ -190,9 +194,7 @@ for arch in $ARCHES; do
 		i=1 norecord=1
 		while [ $i -le "$REPEAT" ]; do
 			boot1 "mainline-$ser" icount $i
-			for c in stock:mainline-nobatch patched:mainline-$ser mainline:mainline; do
-				echo "$arch-ml:${c%%:*}:$OUT/$arch-${c#*:}-icount-$i.log" >>"$OUT/series-$ser.args"
-			done
+			ml_args "mainline-$ser" $i "$OUT/series-$ser.args"
 			i=$((i + 1))
 		done
 		norecord=
