@@ -192,6 +192,8 @@ static const struct bcase cases[] = {
 	ANON_RORW("rorw-256k", 256),
 	ANON_RORW("rorw-512k", 512),
 	ANON_RORW("rorw-1m", 1024),
+	/* A contpte block's worth with 64K pages (a PMD with 4K: n/a) */
+	ANON_RORW("rorw-2m", 2048),
 	{ "rorw-2m-pmd", K_ANON, 2048, SHAPE_PMD, RO, RW, 0,
 	  DEF_SIZE, DEF_ITERS, 0, "PMD-mapped THP, RO<->RW", .thp_on_kb = 0 },
 	/* MM_CP_TRY_CHANGE_WRITABLE: RO, RW, write one byte per page */
@@ -290,6 +292,14 @@ static const struct bcase cases[] = {
 	{ "rorw-16k-each", K_ANON, 16, SHAPE_PTE, RO, RW, 0, DEF_SIZE,
 	  DEF_ITERS, 0, "16K mTHP, every other folio, one call each, RO<->RW",
 	  .len_kb = 16, .stride_kb = 32 },
+	/* The same calls over 2M folios: contpte blocks with 64K pages */
+	{ "rorw-2m-each", K_ANON, 2048, SHAPE_PTE, RO, RW, 0, DEF_SIZE,
+	  DEF_ITERS, 0, "2M mTHP, every other folio, one call each, RO<->RW",
+	  .len_kb = 2048, .stride_kb = 4096 },
+	{ "rorw-2m-half", K_ANON, 2048, SHAPE_PTE, RO, RW, 0, DEF_SIZE,
+	  DEF_ITERS, 0,
+	  "2M mTHP, the first half of each folio, one call each, RO<->RW",
+	  .len_kb = 1024, .stride_kb = 2048 },
 	MTHP64_RORW("rorw-64k-3pages",
 		    "64K mTHP, the first 3 pages of each folio, one call each, RO<->RW",
 		    .len_kb = 12, .stride_kb = 64),
@@ -312,12 +322,20 @@ static unsigned long pmd_kb;
 /* Helpers */
 
 /*
- * The bytes of one folio of case @c: the "4K" cases are of order-0 pages,
- * which are one page of whatever size the kernel's pages are.
+ * The KiB of one folio of case @c: the "4K" cases are of order-0 pages,
+ * which are one page of whatever size the kernel's pages are, and the THP
+ * shapes are of PMD-sized folios, 2M with 4K pages, 512M with 64K.
  */
+static unsigned long case_folio_kb(const struct bcase *c)
+{
+	if (c->folio_kb == 4)
+		return page_size / 1024;
+	return c->shape == SHAPE_PTE ? c->folio_kb : pmd_kb;
+}
+
 static size_t folio_size(const struct bcase *c)
 {
-	return c->folio_kb == 4 ? page_size : KiB(c->folio_kb);
+	return KiB(case_folio_kb(c));
 }
 
 static void die(const char *fmt, ...)
@@ -394,6 +412,44 @@ static int thp_order(unsigned long kb, unsigned long orders)
 		if ((page_size << o) / 1024 == kb)
 			return orders & (1UL << o) ? o : -1;
 	return -1;
+}
+
+/*
+ * Why case @c has no such shape with this kernel's page size ("na-..."),
+ * or NULL: its ranges are written for 4K pages and 2M PMDs, a large folio
+ * must span two pages at least, anonymous mTHP has no order 1, a PTE-mapped
+ * mTHP is smaller than a PMD, and shmem has PMD-sized folios only where the
+ * page cache does (not with 64K pages: its largest folio is 128M).
+ */
+static const char *case_not_applicable(const struct bcase *c)
+{
+	size_t fsize = folio_size(c);
+	int pmd_order = -1, o;
+
+	if ((KiB(c->off_kb) | KiB(c->len_kb) | KiB(c->stride_kb)) % page_size)
+		return "na-range-not-page-aligned";
+	if (c->shape != SHAPE_PTE && c->stride_kb && pmd_kb != 2048)
+		return "na-ranges-for-2m-pmd";
+	if (c->thp_on_kb && KiB(c->thp_on_kb) <= page_size)
+		return "na-folio-not-above-page";
+	if (c->shape != SHAPE_PTE && c->kind == K_SHMEM && have_thp) {
+		for (o = 0; o < NR_ORDERS; o++)
+			if ((page_size << o) / 1024 == pmd_kb)
+				pmd_order = o;
+		if (pmd_order >= 0 &&
+		    (thp_supported_orders() & (1UL << pmd_order)) &&
+		    !(thp_shmem_supported_orders() & (1UL << pmd_order)))
+			return "na-no-shmem-pmd-folio";
+	}
+	if (c->folio_kb == 4 || c->shape != SHAPE_PTE)
+		return NULL;
+	if (fsize <= page_size || fsize % page_size)
+		return "na-folio-not-above-page";
+	if (c->kind == K_ANON && fsize == 2 * page_size)
+		return "na-no-order-1-anon-mthp";
+	if (fsize >= KiB(pmd_kb))
+		return "na-folio-not-below-pmd";
+	return NULL;
 }
 
 /*
@@ -492,7 +548,7 @@ static int read_counters(const struct bcase *c, struct counters *ct)
 		if (v < 0)
 			continue;	/* no such size, or no anon stats for 8kB */
 		ct->all_alloc += v;
-		if (kb != c->folio_kb)
+		if (kb != case_folio_kb(c))
 			continue;
 		ct->alloc = v;
 		snprintf(path, sizeof(path),
@@ -1232,28 +1288,23 @@ static int run_case(const struct bcase *c, size_t size_opt,
 	if (tl->done || !n)
 		return 0;
 	tl->done = 1;
+	reason = case_not_applicable(c);
+	if (reason) {
+		skip(c, reason);
+		return -1;
+	}
 	/* Whole pages, one at least: a size in KiB is of 4K pages. */
 	size = size < page_size ? page_size : size - size % page_size;
+	/* One PMD-sized folio at least (larger pages, larger PMDs). */
+	if (c->shape != SHAPE_PTE && size < KiB(pmd_kb))
+		size = KiB(pmd_kb);
 	nfolios = size / folio_size(c);
-	/* The shapes are written for 4K pages and 2M PMDs where they say so. */
-	if ((KiB(c->off_kb) | KiB(c->len_kb) | KiB(c->stride_kb)) % page_size) {
-		skip(c, "range-not-page-aligned");
-		return -1;
-	}
-	if (folio_size(c) % page_size) {
-		skip(c, "folio-smaller-than-page");
-		return -1;
-	}
-	if (c->folio_kb == 2048 && pmd_kb != 2048) {
-		skip(c, "pmd-not-2m");
-		return -1;
-	}
 	/* MADV_COLLAPSE makes the large folios of SHAPE_COLLAPSE. */
 	if (c->folio_kb > 4 && c->shape != SHAPE_COLLAPSE) {
 		if (c->kind == K_ANON)
-			anon_kb = c->folio_kb;
+			anon_kb = case_folio_kb(c);
 		else
-			shmem_kb = c->folio_kb;
+			shmem_kb = case_folio_kb(c);
 	}
 	if (c->thp_always ? set_thp_always(&reason) :
 			    set_thp(anon_kb, shmem_kb, &reason)) {
@@ -1386,7 +1437,7 @@ static int run_case(const struct bcase *c, size_t size_opt,
 	       " rounds=%u window=%u",
 	       c->name, insns, calls, ptes,
 	       (double)insns / (double)ptes, tl->faults, insns / calls,
-	       fmt_kb(c->folio_kb, fb, sizeof(fb)), size, iters,
+	       fmt_kb(case_folio_kb(c), fb, sizeof(fb)), size, iters,
 	       c->shape == SHAPE_PMD ? "pmd" : "pte",
 	       c->kind == K_ANON ? "anon" :
 	       c->kind == K_SHMEM ? "shmem" : "memfd",
