@@ -1469,7 +1469,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: mprotect_bench [--case NAME[,NAME...]|all] [--size BYTES[K|M|G]]\n"
 		"                      [--iters N] [--scale N] [--rounds N] [--list]\n"
-		"  --size applies to every case but the fixed nonerw-4k-* shapes\n"
+		"  --size applies to every case but the fixed nonerw-4k-* shapes;\n"
+		"         a THP case maps one PMD at least\n"
 		"  --scale multiplies every case's iterations (longer timed windows)\n"
 		"  --rounds splits every case's iterations over N rounds through\n"
 		"           all the cases, each round with its own setup\n");
@@ -1651,6 +1652,9 @@ int main(int argc, char **argv)
 		size_t unit = folio_size(c);
 
 		if (!selected[i] || c->fixed_size || !size)
+			continue;
+		/* run_case() maps one PMD-sized folio at least. */
+		if (c->shape != SHAPE_PTE && size < KiB(pmd_kb))
 			continue;
 		if (c->shape != SHAPE_PTE || c->kind == K_SHMEM)
 			unit = pmd_kb * 1024 > unit ? pmd_kb * 1024 : unit;
