@@ -95,6 +95,10 @@ log() {
 			       "faults=%d folio=%s\r\n", f[1], insns, ptes,
 			       insns / ptes, flt, f[2]
 		}
+		# What the bench prints, with 4K pages, for the 2M mTHP cases.
+		n = split("rorw-2m rorw-2m-each rorw-2m-half", c, " ")
+		for (i = 1; i <= n; i++)
+			printf "BENCH case=%s skipped reason=na-folio-not-below-pmd\r\n", c[i]
 		printf "[   12.345678] random: crng init done\r\n"
 		printf "BENCH case=garbled insns=12[   1.0] oops calls=80\r\n"
 		printf "@@@ END mprotect_bench rc=0\r\n@@@ DONE\r\n"
@@ -140,6 +144,15 @@ expect 0 "report table: all targets met" "$R" table "$tmp/good.csv"
 grep_out '^rorw-thp-pte +2M +insns/pte +10.00 +1.00 +0.100 +1 <=0.20 +met$' \
 	"report table: row format"
 grep_out '^rorw-2m-pmd .* info$' "report table: case without target is info"
+grep_out '^rorw-2m-half .* - +n/a \(folio-not-below-pmd\)$' \
+	"report table: a shape both kernels skip as na- is n/a"
+sed 's/case=rorw-2m-half skipped reason=na-folio-not-below-pmd/case=rorw-2m-half skipped reason=no-such-mthp-size/' \
+	"$tmp/good.log" >"$tmp/na1.log"
+"$R" csv -o "$tmp/na1.csv" x86_64:stock:"$tmp/stock.log" \
+	x86_64:patched:"$tmp/na1.log" 2>/dev/null
+expect 1 "report table: na- from one kernel only fails" "$R" table "$tmp/na1.csv"
+grep_out '^rorw-2m-half .* missing \(skipped-stock:na-folio-not-below-pmd\)$' \
+	"report table: ... as missing"
 grep_out 'guest instructions' "report table: icount label"
 
 log "$tmp/slow.log" 0.1 1.05
@@ -283,7 +296,7 @@ if command -v "$cc" >/dev/null 2>&1 && [ -f "$kst/mm/thp_settings.c" ] &&
 	expect 2 "mprotect_bench: unknown option" "$tmp/mb" --nope
 	expect 2 "mprotect_bench: bad size" "$tmp/mb" --size 12x
 	expect 2 "mprotect_bench: size not a folio multiple" "$tmp/mb" \
-		--case rorw-thp-pte --size 1M
+		--case rorw-64k --size 96K
 	expect 2 "mprotect_bench: bad iters" "$tmp/mb" --iters 0
 	expect 2 "mprotect_bench: bad scale" "$tmp/mb" --scale 0
 	expect 2 "mprotect_bench: bad rounds" "$tmp/mb" --rounds 0
