@@ -96,7 +96,7 @@ log() {
 			       insns / ptes, flt, f[2]
 		}
 		# What the bench prints, with 4K pages, for the 2M mTHP cases.
-		n = split("rorw-2m rorw-2m-each rorw-2m-half", c, " ")
+		n = split("rorw-2m rorw-2m-each rorw-2m-half rorw-2m-sparse", c, " ")
 		for (i = 1; i <= n; i++)
 			printf "BENCH case=%s skipped reason=na-folio-not-below-pmd\r\n", c[i]
 		printf "[   12.345678] random: crng init done\r\n"
