@@ -428,7 +428,6 @@ static int thp_order(unsigned long kb, unsigned long orders)
 static const char *case_not_applicable(const struct bcase *c)
 {
 	size_t fsize = folio_size(c);
-	int pmd_order = -1, o;
 
 	if ((KiB(c->off_kb) | KiB(c->len_kb) | KiB(c->stride_kb)) % page_size)
 		return "na-range-not-page-aligned";
@@ -436,15 +435,10 @@ static const char *case_not_applicable(const struct bcase *c)
 		return "na-ranges-for-2m-pmd";
 	if (c->thp_on_kb && KiB(c->thp_on_kb) <= page_size)
 		return "na-folio-not-above-page";
-	if (c->shape != SHAPE_PTE && c->kind == K_SHMEM && have_thp) {
-		for (o = 0; o < NR_ORDERS; o++)
-			if ((page_size << o) / 1024 == pmd_kb)
-				pmd_order = o;
-		if (pmd_order >= 0 &&
-		    (thp_supported_orders() & (1UL << pmd_order)) &&
-		    !(thp_shmem_supported_orders() & (1UL << pmd_order)))
-			return "na-no-shmem-pmd-folio";
-	}
+	if (c->shape != SHAPE_PTE && c->kind == K_SHMEM && have_thp &&
+	    thp_order(pmd_kb, thp_supported_orders()) >= 0 &&
+	    thp_order(pmd_kb, thp_shmem_supported_orders()) < 0)
+		return "na-no-shmem-pmd-folio";
 	if (c->folio_kb == 4 || c->shape != SHAPE_PTE)
 		return NULL;
 	if (fsize <= page_size || fsize % page_size)
