@@ -23,11 +23,12 @@
 # ML_EDITION=no (skip the mainline edition: 7.2 with the three series of
 # patches/mainline/series and 7.2 with its batching taken out, booted like
 # 7.2; its tables are the configs "<config>-ml"), ML_CONFIGS (the configs that
-# get it; default: all of ARCHES), ML_SERIES=no (skip each series of the
-# edition alone: 7.2 with patches/mainline/fixes, lookup and, on arm64,
-# arm64, on the configs of ML_SERIES_CONFIGS that get the edition, default
-# "x86_64 arm64"; booted like the edition, each series is the patched column
-# of a table of its own, table-series-NAME.txt, for its cover letter).
+# get it; default: all of ARCHES), ML_SERIES (the series of the edition
+# booted alone, default "fixes lookup arm64", arm64 only on arm64; "no":
+# none: 7.2 with patches/mainline/NAME, on the configs of ML_SERIES_CONFIGS
+# that get the edition, default "x86_64 arm64"; booted like the edition,
+# each series is the patched column of a table of its own,
+# table-series-NAME.txt, for its cover letter).
 . "$(dirname "$0")/lib.sh"
 
 # The benchmark's config matrix: the distribution-like configs (x86_64,
@@ -53,6 +54,11 @@ args="--case $CASES"
 [ -n "$ITERS" ] && args="$args --iters $ITERS"
 case $REPEAT$WALL_PAIRS$WALL_SCALE$WALL_ROUNDS in *[!0-9]*) die "REPEAT, WALL_PAIRS, WALL_SCALE and WALL_ROUNDS must be numbers" ;; esac
 for arch in $ARCHES; do load_arch "$arch"; done
+ML_SERIES=${ML_SERIES:-fixes lookup arm64}
+for ser in $ML_SERIES; do
+	[ "$ser" = no ] || [ -f "$TOP/patches/mainline/$ser/series" ] ||
+		die "unknown series '$ser' in ML_SERIES (fixes, lookup, arm64 or no)"
+done
 
 OUT=$BUILD/bench
 mkdir -p "$OUT"
@@ -97,12 +103,16 @@ for arch in $ARCHES; do
 	main_variants=$variants
 	series=
 	case $variants in *mainline-patched*)
-		if [ "${ML_SERIES:-yes}" != no ]; then
-			case " ${ML_SERIES_CONFIGS:-x86_64 arm64} " in *" $arch "*)
-				series="fixes lookup"
-				[ "$KARCH" = arm64 ] && series="$series arm64" ;;
-			esac
-		fi ;;
+		case " ${ML_SERIES_CONFIGS:-x86_64 arm64} " in *" $arch "*)
+			for ser in $ML_SERIES; do
+				case $ser in
+				no) ;;
+				# The arm64 series changes only arm64 code.
+				arm64) [ "$KARCH" = arm64 ] && series="$series arm64" ;;
+				*) series="$series $ser" ;;
+				esac
+			done ;;
+		esac ;;
 	esac
 	for ser in $series; do variants="$variants mainline-$ser"; done
 	for v in $variants; do
