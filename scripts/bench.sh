@@ -24,10 +24,10 @@
 # patches/mainline/series and 7.2 with its batching taken out, booted like
 # 7.2; its tables are the configs "<config>-ml"), ML_CONFIGS (the configs that
 # get it; default: all of ARCHES), ML_SERIES (the series of the edition
-# booted alone, default "fixes lookup arm64", arm64 only on arm64; "no":
-# none: 7.2 with patches/mainline/NAME, on the configs of ML_SERIES_CONFIGS
-# that get the edition, default "x86_64 arm64"; booted like the edition,
-# each series is the patched column of a table of its own,
+# booted alone, default "fixes lookup arm64", arm64 only on arm64; "no"
+# for none. Each is 7.2 with patches/mainline/NAME, booted like the
+# edition on the configs of ML_SERIES_CONFIGS that get it, default
+# "x86_64 arm64", and the patched column of a table of its own,
 # table-series-NAME.txt, for its cover letter).
 . "$(dirname "$0")/lib.sh"
 
@@ -55,9 +55,11 @@ args="--case $CASES"
 case $REPEAT$WALL_PAIRS$WALL_SCALE$WALL_ROUNDS in *[!0-9]*) die "REPEAT, WALL_PAIRS, WALL_SCALE and WALL_ROUNDS must be numbers" ;; esac
 for arch in $ARCHES; do load_arch "$arch"; done
 ML_SERIES=${ML_SERIES:-fixes lookup arm64}
+case " $ML_SERIES " in *" no "*) [ "$ML_SERIES" = no ] || die "ML_SERIES: 'no' with series names" ;; esac
 for ser in $ML_SERIES; do
-	[ "$ser" = no ] || [ -f "$TOP/patches/mainline/$ser/series" ] ||
-		die "unknown series '$ser' in ML_SERIES (fixes, lookup, arm64 or no)"
+	case $ser in fixes | lookup | arm64 | no) ;;
+	*) die "unknown series '$ser' in ML_SERIES (fixes, lookup, arm64 or no)" ;;
+	esac
 done
 
 OUT=$BUILD/bench
