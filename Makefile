@@ -16,7 +16,7 @@ help:
 	@echo 'make check-all          make check with stock baselines and mm selftests, the gate on every arch, s390x, arm64 64K, ppc64le (radix, hash), riscv64, bisectability walk on arm64 too'
 	@echo 'make bench              stock vs patched benchmark tables and plot, per config (the main job)'
 	@echo 'make bench-cache        kernel L1D and LLC misses per PTE from a cache model alone (part of make bench)'
-	@echo 'make kernel ARCH=x86_64|arm64|s390x|arm64-64k|ppc64le|riscv64 VARIANT=stock|patched KIND=bench|test'
+	@echo 'make kernel ARCH=x86_64|arm64|s390x|arm64-16k|arm64-64k|ppc64le|riscv64 VARIANT=stock|patched KIND=bench|test'
 	@echo 'make boot ARCH=.. VARIANT=.. KIND=.. RUN="prog args"   boot and run one guest program'
 	@echo 'make boot ARCH=x86_64 RUN=                              interactive shell (busybox-static)'
 	@echo 'make guest ARCH=..      build the guest programs'
@@ -44,13 +44,13 @@ boot: deps
 check: deps
 	@$(S)/check.sh
 
-# check on every booted arch (s390x, arm64 with 64K pages, ppc64le with the
+# check on every booted arch (s390x, arm64 with 16K and 64K pages, ppc64le with the
 # radix and the hash MMU, riscv64), with stock's test kernels booted beside
 # the patched ones (baseline, mm selftests) and the gate wherever the
 # machine record allows it, plus the prefix
 # walk on arm64 as well (make check: x86_64 only), the build with
 # Debian's amd64 config, and the mainline edition's tests (ML_ARCHES).
-CHECK_ALL_ARCHES := x86_64 arm64 s390x arm64-64k ppc64le ppc64le-hash riscv64
+CHECK_ALL_ARCHES := x86_64 arm64 s390x arm64-16k arm64-64k ppc64le ppc64le-hash riscv64
 check-all: deps
 	@ARCHES="$${ARCHES:-$(CHECK_ALL_ARCHES)}" PREFIX_ARCHES="x86_64 arm64" \
 		GATE_ARCHES="$${GATE_ARCHES-$${ARCHES:-$(CHECK_ALL_ARCHES)}}" STOCK_TESTS=yes \
