@@ -13,7 +13,7 @@ export ARCHES
 
 help:
 	@echo 'make check              tests on patched debug kernels of x86_64 and arm64, perf gate on x86_64, build matrix (the CI job)'
-	@echo 'make check-all          make check with stock baselines and mm selftests, the gate on every arch, s390x, arm64 64K, ppc64le (radix, hash), riscv64, bisectability walk on arm64 too'
+	@echo 'make check-all          make check with stock baselines and mm selftests, the gate on every arch, s390x, arm64 16K and 64K, ppc64le (radix, hash), riscv64, bisectability walk on arm64 too'
 	@echo 'make bench              stock vs patched benchmark tables and plot, per config (the main job)'
 	@echo 'make bench-cache        kernel L1D and LLC misses per PTE from a cache model alone (part of make bench)'
 	@echo 'make kernel ARCH=x86_64|arm64|s390x|arm64-16k|arm64-64k|ppc64le|riscv64 VARIANT=stock|patched KIND=bench|test'
