@@ -292,6 +292,11 @@ static const struct bcase cases[] = {
 	{ "rorw-16k-each", K_ANON, 16, SHAPE_PTE, RO, RW, 0, DEF_SIZE,
 	  DEF_ITERS, 0, "16K mTHP, every other folio, one call each, RO<->RW",
 	  .len_kb = 16, .stride_kb = 32 },
+	/* 8K calls: two PTEs of a folio smaller than a contpte block */
+	{ "rorw-16k-half", K_ANON, 16, SHAPE_PTE, RO, RW, 0, DEF_SIZE,
+	  DEF_ITERS, 0,
+	  "16K mTHP, the first half of each folio, one call each, RO<->RW",
+	  .len_kb = 8, .stride_kb = 16 },
 	/* The same calls over 2M folios: contpte blocks with 64K pages */
 	{ "rorw-2m-each", K_ANON, 2048, SHAPE_PTE, RO, RW, 0, DEF_SIZE,
 	  DEF_ITERS, 0, "2M mTHP, every other folio, one call each, RO<->RW",
@@ -307,6 +312,9 @@ static const struct bcase cases[] = {
 	MTHP64_RORW("rorw-64k-3pages",
 		    "64K mTHP, the first 3 pages of each folio, one call each, RO<->RW",
 		    .len_kb = 12, .stride_kb = 64),
+	MTHP64_RORW("rorw-64k-2pages",
+		    "64K mTHP, the first 2 pages of each folio, one call each, RO<->RW",
+		    .len_kb = 8, .stride_kb = 64),
 	/* Order-0 pages whose neighbours map PFNs far apart */
 	{ "rorw-4k-scattered", K_ANON, 4, SHAPE_PTE, RO, RW, 0, DEF_SIZE,
 	  DEF_ITERS, 0, "4K pages faulted in a scattered order, RO<->RW",

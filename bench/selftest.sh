@@ -84,6 +84,7 @@ log() {
 			  "rorw-64k-unaligned:64K rorw-64k-straddle:64K " \
 			  "rorw-64k-half:64K rorw-64k-mixed:64K rorw-64k-sparse:64K " \
 			  "rorw-64k-each:64K rorw-16k-each:16K rorw-64k-3pages:64K " \
+			  "rorw-16k-half:16K rorw-64k-2pages:64K " \
 			  "rorw-4k-scattered:4K nonerw-4k-scattered:4K", c, " ")
 		for (i = 1; i <= n; i++) {
 			split(c[i], f, ":")
