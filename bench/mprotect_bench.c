@@ -297,7 +297,7 @@ static const struct bcase cases[] = {
 	  DEF_ITERS, 0,
 	  "16K mTHP, the first half of each folio, one call each, RO<->RW",
 	  .len_kb = 8, .stride_kb = 16 },
-	/* The same calls over 2M folios: contpte blocks with 64K pages */
+	/* One call per 2M folio, or per half: a contpte block with 16K or 64K pages */
 	{ "rorw-2m-each", K_ANON, 2048, SHAPE_PTE, RO, RW, 0, DEF_SIZE,
 	  DEF_ITERS, 0, "2M mTHP, every other folio, one call each, RO<->RW",
 	  .len_kb = 2048, .stride_kb = 4096 },
