@@ -55,9 +55,12 @@ args="--case $CASES"
 case $REPEAT$WALL_PAIRS$WALL_SCALE$WALL_ROUNDS in *[!0-9]*) die "REPEAT, WALL_PAIRS, WALL_SCALE and WALL_ROUNDS must be numbers" ;; esac
 for arch in $ARCHES; do load_arch "$arch"; done
 ML_SERIES=${ML_SERIES:-fixes lookup arm64}
-case " $ML_SERIES " in *" no "*) [ "$ML_SERIES" = no ] || die "ML_SERIES: 'no' with series names" ;; esac
+case " $ML_SERIES " in *" no "*)
+	[ "$ML_SERIES" = no ] || die "ML_SERIES: 'no' with series names"
+	ML_SERIES= ;;
+esac
 for ser in $ML_SERIES; do
-	case $ser in fixes | lookup | arm64 | no) ;;
+	case $ser in fixes | lookup | arm64) ;;
 	*) die "unknown series '$ser' in ML_SERIES (fixes, lookup, arm64 or no)" ;;
 	esac
 done
@@ -107,9 +110,8 @@ for arch in $ARCHES; do
 	case $variants in *mainline-patched*)
 		case " ${ML_SERIES_CONFIGS:-x86_64 arm64} " in *" $arch "*)
 			for ser in $ML_SERIES; do
-				case $ser in
-				no) ;;
 				# The arm64 series changes only arm64 code.
+				case $ser in
 				arm64) [ "$KARCH" = arm64 ] && series="$series arm64" ;;
 				*) series="$series $ser" ;;
 				esac
