@@ -24,7 +24,7 @@ help:
 	@echo 'make mutants            show every mutant in tests/mutants/ is caught'
 	@echo 'make deps               install the Debian packages (root)'
 	@echo 'make clean              remove build/'
-	@echo 'Variables: ARCHES="x86_64 arm64" (check; bench: x86_64 arm64 x86_64-os arm64-os arm64-va52 arm64-va39), GATE_ARCHES="x86_64", STOCK_TESTS=no|yes (check), BOOT_TIMEOUT=seconds'
+	@echo 'Variables: ARCHES="x86_64 arm64" (check; bench: x86_64 arm64 x86_64-os arm64-os arm64-va52 arm64-va39; also arm64-16k arm64-64k x86_64-debian arm64-debian), GATE_ARCHES="x86_64", STOCK_TESTS=no|yes (check), BOOT_TIMEOUT=seconds'
 
 deps:
 	@$(S)/deps.sh
