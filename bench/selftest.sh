@@ -552,6 +552,17 @@ expect 0 "report readme series: a table without mainline columns" "$R" readme se
 grep_out '^\| case \| folio \| metric \| x86_64 6\.12 \| \+ series \| series/6\.12 \| arm64 6\.12 \| \+ series \| series/6\.12 \|$' \
 	"report readme series: no 7.2 columns without mainline"
 expect 2 "report readme mainline: a table without mainline columns fails" "$R" readme mainline "$tmp/noml.txt"
+# Debian 13's configs: the sections x86_64-debian and arm64-debian.
+"$R" csv -o "$tmp/deb.csv" x86_64-debian:stock:"$tmp/stock.log" \
+	x86_64-debian:patched:"$tmp/meh.log" arm64-debian:stock:"$tmp/stock.log" \
+	arm64-debian:patched:"$tmp/meh.log"
+"$R" table --report-only "$tmp/deb.csv" >"$tmp/deb.txt"
+expect 0 "report readme debian" "$R" readme debian "$tmp/deb.txt"
+grep_out '^\| `rorw-64k` \| 64K \| insns/pte \| 10\.00 \| 3\.00 \| 0\.300 \| 10\.00 \| 3\.00 \| 0\.300 \|$' \
+	"report readme debian: a row of both Debian sections"
+expect 2 "report readme debian: the x86_64 and arm64 sections are not Debian's" \
+	"$R" readme debian "$tmp/noml.txt"
+grep_out 'no section x86_64-debian' "report readme debian: the missing section is named"
 expect 2 "report readme: unknown table" "$R" readme nope "$tmp/cov.txt"
 expect 2 "report readme: not a table" "$R" readme series "$tmp/cov.csv"
 
