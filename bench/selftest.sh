@@ -558,6 +558,8 @@ expect 2 "report readme mainline: a table without mainline columns fails" "$R" r
 	arm64-debian:patched:"$tmp/meh.log"
 "$R" table --report-only "$tmp/deb.csv" >"$tmp/deb.txt"
 expect 0 "report readme debian" "$R" readme debian "$tmp/deb.txt"
+grep_out '^\| case \| folio \| metric \| x86_64-debian 6\.12 \| \+ series \| series/6\.12 \| arm64-debian 6\.12 \|' \
+	"report readme debian: the header names the records"
 grep_out '^\| `rorw-64k` \| 64K \| insns/pte \| 10\.00 \| 3\.00 \| 0\.300 \| 10\.00 \| 3\.00 \| 0\.300 \|$' \
 	"report readme debian: a row of both Debian sections"
 expect 2 "report readme debian: the x86_64 and arm64 sections are not Debian's" \
