@@ -34,8 +34,8 @@
 # The benchmark's config matrix: the distribution-like configs (x86_64,
 # arm64 with 48-bit VA), and the same arches built for size (-os) and, on
 # arm64, with 6.12's default 52-bit VA (-va52, Debian 13's layout) and
-# with Android GKI's 39-bit VA (-va39). Records with BENCH_MODES=icount get no wall-time pairs, no TLB
-# counts and no cache model.
+# with Android GKI's 39-bit VA (-va39). Records with BENCH_MODES=icount
+# get no wall-time pairs, no TLB counts and no cache model.
 ARCHES=${ARCHES:-x86_64 arm64 x86_64-os arm64-os arm64-va52 arm64-va39}
 REPEAT=${REPEAT:-2}
 # Six pairs, five times the iterations, over ten rounds: with 3 pairs of
