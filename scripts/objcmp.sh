@@ -1,0 +1,51 @@
+#!/bin/sh
+# objcmp.sh CONFIG VARIANT_A VARIANT_B: whether two versions of the series
+# compile to the same instructions on a bench config. Builds, with the
+# config's bench .config (as scripts/kernel.sh makes it), only the objects
+# that hold the series' code paths: mm/mprotect.o and mm/memory.o, and on
+# arm64 arch/arm64/mm/contpte.o and mmu.o; then compares their disassembly
+# (objdump -d -r). Prints one line per object; exits 1 if any differs.
+# A revision that changes only comments, messages, compile-time checks or
+# code under DEBUG_VM keeps the benchmark results of the one before it.
+# Output trees: build/objcmp/CONFIG-VARIANT/.
+. "$(dirname "$0")/lib.sh"
+
+[ $# = 3 ] || die "usage: $0 CONFIG VARIANT_A VARIANT_B"
+cfg=$1 va=$2 vb=$3
+load_arch "$cfg"
+check_variant "$va" && check_variant "$vb"
+case $KARCH in
+arm64) objs="mm/mprotect.o mm/memory.o arch/arm64/mm/contpte.o arch/arm64/mm/mmu.o" ;;
+*) objs="mm/mprotect.o mm/memory.o" ;;
+esac
+frags="$TOP/configs/base.config $TOP/configs/distro.config"
+for f in $KCONFIG; do frags="$frags $TOP/configs/$f"; done
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$TOP} CCACHE_NOHASHDIR=1
+command -v ccache >/dev/null && cc="ccache ${CROSS_COMPILE}gcc" || cc="${CROSS_COMPILE}gcc"
+status=0
+for v in "$va" "$vb"; do
+	"$TOP/scripts/source.sh" "$v" || exit 1
+	out=$BUILD/objcmp/$cfg-$v
+	mkdir -p "$out"
+	KMAKE="make -C $BUILD/src/$v O=$out ARCH=$KARCH CROSS_COMPILE=$CROSS_COMPILE"
+	config_step "config $cfg $v (objcmp)" "$out.config.log" "$out/.frag-hash" \
+		"$(cat $frags | sha256sum | cut -c1-16)" configure "$BUILD/src/$v" "$out" "" $frags ||
+		exit 1
+	step "objects $cfg $v" "$out.log" $KMAKE CC="$cc" -j"$(nproc)" $objs || exit 1
+done
+for o in $objs; do
+	for v in "$va" "$vb"; do
+		# Line 2 names the file; the rest is the same for the same code.
+		"${CROSS_COMPILE}objdump" -d -r "$BUILD/objcmp/$cfg-$v/$o" | tail -n +3 \
+			>"$BUILD/objcmp/$cfg-$v.$(basename "$o").s" || die "objdump $o"
+	done
+	a=$BUILD/objcmp/$cfg-$va.$(basename "$o").s b=$BUILD/objcmp/$cfg-$vb.$(basename "$o").s
+	n=$(grep -c '^ *[0-9a-f]*:' "$a")
+	if cmp -s "$a" "$b"; then
+		echo "$cfg $o: identical ($n instructions)"
+	else
+		echo "$cfg $o: DIFFERS ($(diff "$a" "$b" | grep -c '^[<>]') lines of $n)"
+		status=1
+	fi
+done
+exit $status
