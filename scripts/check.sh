@@ -180,14 +180,15 @@ done
 
 # Host-only self-tests: the harness's counting rules (deliberately broken
 # logs must count as failures), the benchmark's table/CSV scripts and its
-# program's options, and the kernel patches of the upstream-form tests.
+# program's options, the kernel patches of the upstream-form tests, and
+# that every mutant still applies to the series.
 mkdir -p "$BUILD/log"
 # The bench selftest builds mprotect_bench for this host on the stock
 # tree's uapi headers, which only a run that boots an arch has installed.
 [ "$(uname -m)" = x86_64 ] &&
 	{ "$TOP/scripts/guest.sh" x86_64 "$TOP/bench/mprotect_bench.c" || fail_unit "bench-selftest-headers"; }
 for t in harness:tests/harness-selftest.sh bench:bench/selftest.sh \
-	selftest-patch:scripts/selftest-patch.sh; do
+	selftest-patch:scripts/selftest-patch.sh mutants-apply:scripts/mutants-apply.sh; do
 	name=${t%%:*}-selftest log=$BUILD/log/${t%%:*}-selftest.log
 	if sh "$TOP/${t#*:}" >"$log" 2>&1; then
 		r=$(tail -1 "$log")
