@@ -3,14 +3,19 @@
 # the series (patches/), as scripts/mutants.sh applies it. A mutant's
 # context is the series' own code, so a revision that only rewords a
 # comment next to it breaks it, unseen until make mutants runs; this dry
-# run on the patched tree catches that in make check, without a build.
+# run on the patched tree catches that in make check, without a build. No
+# fuzz: a context line that moved or changed is already a stale mutant,
+# and patch's fuzz could put a one-line mutant in the wrong place.
 # Ends with "N passed, N failed"; exit status 1 if any mutant fails.
 . "$(dirname "$0")/lib.sh"
 
-"$TOP/scripts/source.sh" patched >/dev/null || die "cannot make the patched tree"
+# The tree is scripts/kernel.sh's: take its lock, as a build may swap it.
+exec 9>"$BUILD/.kernel-patched.lock"
+flock 9
+"$TOP/scripts/source.sh" patched >&2 || die "cannot make the patched tree"
 passed=0 failed=0
 for m in "$TOP"/tests/mutants/*.patch; do
-	if patch -d "$BUILD/src/patched" -p1 --dry-run -s <"$m" >/dev/null 2>&1; then
+	if patch -d "$BUILD/src/patched" -p1 --dry-run -s --fuzz=0 <"$m" >/dev/null 2>&1; then
 		echo "ok - $(basename "$m") applies to patches/"
 		passed=$((passed + 1))
 	else

@@ -24,6 +24,9 @@ export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$TOP} CCACHE_NOHASHDIR=1
 command -v ccache >/dev/null && cc="ccache ${CROSS_COMPILE}gcc" || cc="${CROSS_COMPILE}gcc"
 status=0
 for v in "$va" "$vb"; do
+	# The tree is scripts/kernel.sh's: take its lock, as a build may swap it.
+	exec 9>"$BUILD/.kernel-$v.lock"
+	flock 9
 	"$TOP/scripts/source.sh" "$v" || exit 1
 	out=$BUILD/objcmp/$cfg-$v
 	mkdir -p "$out"
@@ -32,15 +35,19 @@ for v in "$va" "$vb"; do
 		"$(cat $frags | sha256sum | cut -c1-16)" configure "$BUILD/src/$v" "$out" "" $frags ||
 		exit 1
 	step "objects $cfg $v" "$out.log" $KMAKE CC="$cc" -j"$(nproc)" $objs || exit 1
+	exec 9>&-
 done
 for o in $objs; do
 	for v in "$va" "$vb"; do
+		s=$BUILD/objcmp/$cfg-$v.$(basename "$o").s
+		"${CROSS_COMPILE}objdump" -d -r "$BUILD/objcmp/$cfg-$v/$o" >"$s.tmp" ||
+			die "objdump of $cfg-$v/$o failed"
 		# Line 2 names the file; the rest is the same for the same code.
-		"${CROSS_COMPILE}objdump" -d -r "$BUILD/objcmp/$cfg-$v/$o" | tail -n +3 \
-			>"$BUILD/objcmp/$cfg-$v.$(basename "$o").s" || die "objdump $o"
+		tail -n +3 "$s.tmp" >"$s" && rm -f "$s.tmp"
 	done
 	a=$BUILD/objcmp/$cfg-$va.$(basename "$o").s b=$BUILD/objcmp/$cfg-$vb.$(basename "$o").s
 	n=$(grep -c '^ *[0-9a-f]*:' "$a")
+	[ "$n" -gt 0 ] || die "$cfg $o: no instructions in $va's object"
 	if cmp -s "$a" "$b"; then
 		echo "$cfg $o: identical ($n instructions)"
 	else
