@@ -21,13 +21,7 @@ check_variant "$variant"
 src=$BUILD/src/$variant
 out=$(kernel_dir "$variant" "$kind")
 log=$BUILD/log/kernel-$arch-$variant-$kind.log
-# The arch fragment comes last: it may turn off what its arch cannot have.
-frags="$TOP/configs/base.config $TOP/configs/distro.config"
-[ "$kind" = test ] && frags="$frags $TOP/configs/debug.config"
-case $variant in mainline*) frags="$frags $TOP/configs/mainline.config" ;; esac
-for f in $KCONFIG; do	# the record may name more than one
-	frags="$frags $TOP/configs/$f"
-done
+frags=$(kernel_frags "$variant" "$kind")
 mkdir -p "$out"
 # ccache's own directory (not build/) survives "make clean" and fresh
 # clones; the base dir makes its hashes independent of where the clone is.

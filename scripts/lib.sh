@@ -95,6 +95,19 @@ kernel_dir() {
 	echo "$BUILD/kernel/$KERNEL_OF-$1-$2"
 }
 
+# kernel_frags VARIANT KIND: the config fragments of the arch's kernel of
+# that kind, in merge order. The arch fragments (KCONFIG) come last: they
+# may turn off what their arch cannot have.
+kernel_frags() {
+	kf="$TOP/configs/base.config $TOP/configs/distro.config"
+	[ "$2" = test ] && kf="$kf $TOP/configs/debug.config"
+	case $1 in mainline*) kf="$kf $TOP/configs/mainline.config" ;; esac
+	for f in $KCONFIG; do	# the record may name more than one
+		kf="$kf $TOP/configs/$f"
+	done
+	echo "$kf"
+}
+
 # A variant is stock, patched (patches/series), or the name of another series
 # kept in build/series/NAME/ (scripts/series-at.sh makes one from a git
 # revision), so that an older series can be booted beside the current one.

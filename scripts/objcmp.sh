@@ -1,10 +1,10 @@
 #!/bin/sh
 # objcmp.sh CONFIG VARIANT_A VARIANT_B: whether two versions of the series
 # compile to the same instructions on a bench config. Builds, with the
-# config's bench .config (as scripts/kernel.sh makes it), only the objects
-# that hold the series' code paths: mm/mprotect.o and mm/memory.o, and on
-# arm64 arch/arm64/mm/contpte.o and mmu.o; then compares their disassembly
-# (objdump -d -r). Prints one line per object; exits 1 if any differs.
+# config's bench .config (the fragments scripts/kernel.sh merges), only
+# the objects that hold the series' code paths: mm/mprotect.o and
+# mm/memory.o, and on arm64 arch/arm64/mm/contpte.o and mmu.o; then
+# compares their disassembly (objdump -d -r). Prints one line per object; exits 1 if any differs.
 # A revision that changes only comments, messages, compile-time checks or
 # code under DEBUG_VM keeps the benchmark results of the one before it.
 # Output trees: build/objcmp/CONFIG-VARIANT/.
@@ -18,8 +18,6 @@ case $KARCH in
 arm64) objs="mm/mprotect.o mm/memory.o arch/arm64/mm/contpte.o arch/arm64/mm/mmu.o" ;;
 *) objs="mm/mprotect.o mm/memory.o" ;;
 esac
-frags="$TOP/configs/base.config $TOP/configs/distro.config"
-for f in $KCONFIG; do frags="$frags $TOP/configs/$f"; done
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$TOP} CCACHE_NOHASHDIR=1
 command -v ccache >/dev/null && cc="ccache ${CROSS_COMPILE}gcc" || cc="${CROSS_COMPILE}gcc"
 status=0
@@ -29,6 +27,7 @@ for v in "$va" "$vb"; do
 	flock 9
 	"$TOP/scripts/source.sh" "$v" || exit 1
 	out=$BUILD/objcmp/$cfg-$v
+	frags=$(kernel_frags "$v" bench)
 	mkdir -p "$out"
 	KMAKE="make -C $BUILD/src/$v O=$out ARCH=$KARCH CROSS_COMPILE=$CROSS_COMPILE"
 	config_step "config $cfg $v (objcmp)" "$out.config.log" "$out/.frag-hash" \
