@@ -246,6 +246,15 @@ static const struct bcase cases[] = {
 	  DEF_SIZE, DEF_ITERS, 0, "MAP_SHARED|MAP_ANONYMOUS 64K mTHP, RO<->RW",
 	  .thp_on_kb = 0 },
 	/*
+	 * Changes that no write upgrade looks a page up for: PROT_NONE of
+	 * shared memory, and of private memory back to read-only.
+	 */
+	{ "shmem-nonerw-64k", K_SHMEM, 64, SHAPE_PTE, NONE, RW, 0,
+	  DEF_SIZE, DEF_ITERS, 0, "MAP_SHARED|MAP_ANONYMOUS 64K mTHP, NONE<->RW",
+	  .thp_on_kb = 0 },
+	{ "nonero-64k", K_ANON, 64, SHAPE_PTE, NONE, RO, 0, DEF_SIZE, DEF_ITERS,
+	  0, "anon 64K folios, NONE<->RO", .thp_on_kb = 0 },
+	/*
 	 * Large folios where the VMA's or the process's THP settings say
 	 * that none can be mapped (a test in mprotect() that asked them
 	 * would not batch these).

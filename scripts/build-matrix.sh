@@ -16,11 +16,13 @@
 #
 # Environment (and matrix-lib.sh's: SERIES_DIR, MATRIX_TREE, MATRIX_JOBS,
 # MATRIX_NICE, RESULTS):
-#   MATRIX_SET       default: all checks, the 7 arches, prefixes on x86_64
+#   MATRIX_SET       default: all checks, the 7 arches (and arm64 without
+#                    THP), prefixes on x86_64
 #                    and arm64 (cold ccache, 6-patch series: ~1100 s of CPU,
 #                    ~12-15 min on 2 idle cores; ~30 min on a busy machine;
 #                    a rerun after a series change rebuilds only what changed);
-#                    quick: checkpatch + x86_64 i386 arm64 + W=1/sparse;
+#                    quick: checkpatch + x86_64 i386 arm64 arm64-nothp +
+#                    W=1/sparse;
 #                    full: default + i386 in the prefix walk
 #   MATRIX_ARCHES    arches for matrix-ARCH (overrides the set)
 #   MATRIX_CHECKS    subset of: arches debian prefixes checkpatch warnings
@@ -34,11 +36,11 @@
 
 case ${MATRIX_SET:-default} in
 quick)
-	def_arches="x86_64 i386 arm64"
+	def_arches="x86_64 i386 arm64 arm64-nothp"
 	def_checks="arches checkpatch warnings"
 	;;
 default | full)
-	def_arches="x86_64 arm64 i386 arm riscv64 s390x powerpc64le"
+	def_arches="x86_64 arm64 arm64-nothp i386 arm riscv64 s390x powerpc64le"
 	def_checks="checkpatch arches warnings prefixes debian"
 	;;
 *) die "unknown MATRIX_SET '$MATRIX_SET' (known: quick default full)" ;;

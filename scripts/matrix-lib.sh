@@ -15,7 +15,7 @@ JOBS=${MATRIX_JOBS:-2}
 NICE=${MATRIX_NICE:-15}
 export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache}
 # The arches the matrix knows (arch_info).
-MATRIX_KNOWN="x86_64 i386 arm64 arm riscv64 s390x powerpc64le"
+MATRIX_KNOWN="x86_64 i386 arm64 arm64-nothp arm riscv64 s390x powerpc64le"
 
 DEFAULT_SERIES=$TOP/patches
 SERIES_DIR=${SERIES_DIR:-$DEFAULT_SERIES}
@@ -87,7 +87,7 @@ arch_info() {
 	case $1 in
 	x86_64) KA=x86_64 CROSS='' PKG=gcc SRCARCH=x86 ;;
 	i386) KA=i386 CROSS='' PKG=gcc SRCARCH=x86 ;;
-	arm64) KA=arm64 CROSS=aarch64-linux-gnu- PKG=gcc-aarch64-linux-gnu SRCARCH=arm64 ;;
+	arm64 | arm64-nothp) KA=arm64 CROSS=aarch64-linux-gnu- PKG=gcc-aarch64-linux-gnu SRCARCH=arm64 ;;
 	arm) KA=arm CROSS=arm-linux-gnueabihf- PKG=gcc-arm-linux-gnueabihf SRCARCH=arm ;;
 	riscv64) KA=riscv CROSS=riscv64-linux-gnu- PKG=gcc-riscv64-linux-gnu SRCARCH=riscv ;;
 	s390x) KA=s390 CROSS=s390x-linux-gnu- PKG=gcc-s390x-linux-gnu SRCARCH=s390 ;;
