@@ -8,7 +8,9 @@
 # mprotect_folios (with its extra checks, NUMA hinting among them) and
 # mprotect_stress run on that arm64 test kernel
 # (variant contpte-flushes). Fails if a test fails or a kind of flush never
-# shows. Prints the count of each kind.
+# shows, but for fold-protnone: PROT_NONE entries folded while another
+# thread's flush is pending (a NUMA hinting scan against uffd-wp's
+# un-protect), a race no test builds. Prints the count of each kind.
 . "$(dirname "$0")/../scripts/lib.sh"
 
 series=${1:-$TOP/patches}
@@ -36,6 +38,6 @@ for kind in fold fold-protnone invalid part-end; do
 		sed -n "s/.*contpte-flush: $kind \([0-9][0-9]*\)$/\1/p" |
 		sort -n | tail -n 1)
 	echo "flush $kind: ${n:-0} or more"
-	[ -n "$n" ] || fail=$((fail + 1))
+	[ -n "$n" ] || [ $kind = fold-protnone ] || fail=$((fail + 1))
 done
 [ "$fail" = 0 ]
