@@ -85,7 +85,8 @@ log() {
 			  "rorw-64k-half:64K rorw-64k-mixed:64K rorw-64k-sparse:64K " \
 			  "rorw-64k-each:64K rorw-16k-each:16K rorw-64k-3pages:64K " \
 			  "rorw-16k-half:16K rorw-64k-2pages:64K " \
-			  "rorw-4k-scattered:4K nonerw-4k-scattered:4K", c, " ")
+			  "rorw-4k-scattered:4K nonerw-4k-scattered:4K " \
+			  "shmem-nonerw-64k:64K nonero-64k:64K", c, " ")
 		for (i = 1; i <= n; i++) {
 			split(c[i], f, ":")
 			large = f[2] != "4K" && f[2] != "16K" && f[2] != "32K"
