@@ -55,7 +55,7 @@ check-all: deps
 	@ARCHES="$${ARCHES:-$(CHECK_ALL_ARCHES)}" PREFIX_ARCHES="x86_64 arm64" \
 		GATE_ARCHES="$${GATE_ARCHES-$${ARCHES:-$(CHECK_ALL_ARCHES)}}" STOCK_TESTS=yes \
 		ML_ARCHES="$${ML_ARCHES-x86_64 arm64}" \
-		MATRIX_ARCHES="x86_64 arm64 i386 arm riscv64 s390x powerpc64le" \
+		MATRIX_ARCHES="x86_64 arm64 arm64-nothp i386 arm riscv64 s390x powerpc64le" \
 		MATRIX_CHECKS="checkpatch arches warnings prefixes debian" $(S)/check.sh
 
 bench: deps
