@@ -171,6 +171,22 @@ static long long vmstat_get(const char *name)
 	return val;
 }
 
+/* The scanner's passes over this mm, from /proc/self/sched; -1 if absent. */
+static long long numa_scan_seq(void)
+{
+	const char *name = "mm->numa_scan_seq";
+	long long val = -1;
+	char line[128], *p;
+	FILE *f = fopen("/proc/self/sched", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, strlen(name)) && (p = strchr(line, ':')))
+			val = atoll(p + 1);
+	if (f)
+		fclose(f);
+	return val;
+}
+
 /* Parse a sysfs list ("0-3,8") into @set; returns how many are set. */
 static int read_list(const char *path, cpu_set_t *set)
 {
@@ -243,6 +259,7 @@ static int numa_hinting(struct region *r)
 	long long upd = vmstat_get("numa_pte_updates") +
 			vmstat_get("numa_huge_pte_updates");
 	long hinted = 0, iter, after = 0, baseline = 0, f;
+	long long seq;
 	time_t end = time(NULL) + 30;
 	int errs = check_pages(r, 0, r->npages, CHK_ALL);
 
@@ -258,6 +275,7 @@ static int numa_hinting(struct region *r)
 	set_knob(&scan_knobs[SCAN_MIN], 10);
 	set_knob(&scan_knobs[SCAN_MAX], 100);
 	set_knob(&scan_knobs[SCAN_SIZE], 256);
+	seq = numa_scan_seq();
 	for (iter = 0; time(NULL) < end && after <= 4; iter++) {
 		hinted += numa_round(r, iter % 2 == 0, &errs);
 		if (iter >= 4 && (hinted || vmstat_get("numa_pte_updates") +
@@ -265,7 +283,9 @@ static int numa_hinting(struct region *r)
 			after++;
 	}
 	set_knob(&knobs[KNOB_NUMA], 0);
-	ksft_print_msg("%ld rounds, %ld hinting faults\n", iter, hinted);
+	/* The scan sequence says whether the scanner ran at all. */
+	ksft_print_msg("%ld rounds, %ld hinting faults, scan sequence %lld -> %lld\n",
+		       iter, hinted, seq, numa_scan_seq());
 	if (!after)
 		errs += fail_msg("the NUMA scanner changed no PTE\n");
 	errs += write_pages(r, 0, r->npages, 14);
