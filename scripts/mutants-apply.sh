@@ -1,6 +1,7 @@
 #!/bin/sh
-# mutants-apply.sh: every mutant of tests/mutants/ still applies on top of
-# the series (patches/), as scripts/mutants.sh applies it. A mutant's
+# mutants-apply.sh: every mutant of tests/mutants/, and the counting patch
+# of tests/contpte-flushes.sh, still applies on top of the series
+# (patches/), as scripts/mutants.sh and that script apply them. A mutant's
 # context is the series' own code, so a revision that only rewords a
 # comment next to it breaks it, unseen until make mutants runs; this dry
 # run on the patched tree catches that in make check, without a build. No
@@ -14,7 +15,7 @@ exec 9>"$BUILD/.kernel-patched.lock"
 flock 9
 "$TOP/scripts/source.sh" patched >&2 || die "cannot make the patched tree"
 passed=0 failed=0
-for m in "$TOP"/tests/mutants/*.patch; do
+for m in "$TOP"/tests/mutants/*.patch "$TOP"/tests/contpte-flushes.patch; do
 	if patch -d "$BUILD/src/patched" -p1 --dry-run -s --fuzz=0 <"$m" >/dev/null 2>&1; then
 		echo "ok - $(basename "$m") applies to patches/"
 		passed=$((passed + 1))
