@@ -156,35 +156,36 @@ static int test_fork_hw_dirty_lazyfree_folios(struct region *r)
 /* ------------------------------------------------------------------ */
 /* NUMA hinting: change_prot_numa() */
 
-static long long vmstat_get(const char *name)
+/*
+ * The number after @name, blanks and a colon on @name's line of @path
+ * (/proc/vmstat's "name value", /proc/PID/sched's "name : value"); -1 if
+ * there is none.
+ */
+static long long file_value(const char *path, const char *name)
 {
 	size_t len = strlen(name);
 	long long val = -1;
 	char line[128];
-	FILE *f = fopen("/proc/vmstat", "r");
+	FILE *f = fopen(path, "r");
 
 	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, name, len) && line[len] == ' ')
-			val = atoll(line + len + 1);
+		if (!strncmp(line, name, len) && line[len] &&
+		    strchr(" :", line[len]))
+			val = atoll(line + len + strspn(line + len, " :"));
 	if (f)
 		fclose(f);
 	return val;
 }
 
-/* The scanner's passes over this mm, from /proc/self/sched; -1 if absent. */
+static long long vmstat_get(const char *name)
+{
+	return file_value("/proc/vmstat", name);
+}
+
+/* The scanner's passes over this mm; -1 if the kernel does not say. */
 static long long numa_scan_seq(void)
 {
-	const char *name = "mm->numa_scan_seq";
-	long long val = -1;
-	char line[128], *p;
-	FILE *f = fopen("/proc/self/sched", "r");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, name, strlen(name)) && (p = strchr(line, ':')))
-			val = atoll(p + 1);
-	if (f)
-		fclose(f);
-	return val;
+	return file_value("/proc/self/sched", "mm->numa_scan_seq");
 }
 
 /* Parse a sysfs list ("0-3,8") into @set; returns how many are set. */
